@@ -1,0 +1,115 @@
+"""Interpreter speed: instructions per second on four loops, every table recorded.
+
+Each loop is assembled once, run on the interpreter, and its nine table heights are
+computed; the time covers the run and the height computation together. Prints a table
+(markdown with --markdown) of cycles, seconds, million instructions per second and
+padded height.
+
+    python benchmarks/vm_speed.py [--scale 1.0] [--repeat 3] [--markdown]
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+from rich.console import Console
+from rich.table import Table
+
+from vm import interp, tables, tip5
+from vm.tasm import parse
+
+FIELD_LOOP = """
+    // Fibonacci: field additions, stack shuffles, a loop through recurse.
+    push 0 push 1 read_io 1 dup 0 skiz call fib_loop pop 1 write_io 1 halt
+fib_loop:
+    push -1 add swap 2 dup 1 add swap 1 swap 2 dup 0 skiz recurse return
+"""
+
+U32_LOOP = """
+    // Mixes div_mod, xor, pop_count, log_2_floor, lt, pow and split on a counter.
+    push 0 read_io 1 call loop pop 1 write_io 1 halt
+loop:
+    dup 0 push 0 eq skiz return
+    push 1000 dup 1 div_mod xor pop_count
+    dup 1 log_2_floor add
+    dup 1 push 3 lt add
+    dup 1 push 2 pow split pop 1 add
+    swap 2 pick 2 add swap 1
+    addi -1 recurse
+"""
+
+MEMORY_LOOP = """
+    // Triton VM's memory benchmark: write five words, read them back, move the pointer.
+    dup 15 dup 15 dup 15 dup 15 dup 15 read_io 1 call write_then_read halt
+write_then_read:
+    dup 0 push 0 eq skiz return write_mem 5 read_mem 5 addi -1 recurse
+"""
+
+HASH_LOOP = """
+    // One Tip5 permutation per iteration, on a different input each time.
+    read_io 1 call loop halt
+loop:
+    dup 0 push 0 eq skiz return
+    dup 0 dup 0 dup 0 dup 0 dup 0 dup 0 dup 0 dup 0 dup 0 dup 0 hash pop 5
+    addi -1 recurse
+"""
+
+LOOPS = {
+    "field (fibonacci)": (FIELD_LOOP, 200_000),
+    "u32": (U32_LOOP, 40_000),
+    "memory": (MEMORY_LOOP, 100_000),
+    "hash": (HASH_LOOP, 20_000),
+}
+
+
+def measure(text: str, count: int, repeat: int) -> tuple[int, float, int]:
+    program = parse(text)
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        run = interp.execute(program, public_input=[count])
+        heights = tables.heights(run)
+        best = min(best, time.perf_counter() - start)
+        assert run.error is None, run.error
+    return run.cycles, best, heights.padded_height
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every loop count")
+    parser.add_argument("--repeat", type=int, default=3, help="take the best of this many runs")
+    parser.add_argument("--markdown", action="store_true", help="print a markdown table")
+    arguments = parser.parse_args()
+    tip5.permutation((0,) * 16)  # load the compiled Tip5 kernel before timing
+    rows = []
+    for name, (text, count) in LOOPS.items():
+        cycles, seconds, padded = measure(
+            text, max(1, int(count * arguments.scale)), arguments.repeat
+        )
+        rows.append(
+            (
+                name,
+                f"{cycles:,}",
+                f"{seconds:.3f}",
+                f"{cycles / seconds / 1e6:.2f}",
+                f"2^{padded.bit_length() - 1}",
+            )
+        )
+    header = ("loop", "cycles", "seconds", "M instructions/s", "padded height")
+    if arguments.markdown:
+        print("| " + " | ".join(header) + " |")
+        print("|" + "---|" * len(header))
+        for row in rows:
+            print("| " + " | ".join(row) + " |")
+        return
+    table = Table(title="Interpreter speed, all nine tables recorded")
+    for column in header:
+        table.add_column(column, justify="left" if column == "loop" else "right")
+    for row in rows:
+        table.add_row(*row)
+    Console().print(table)
+
+
+if __name__ == "__main__":
+    main()

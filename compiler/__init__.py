@@ -1,0 +1,1 @@
+"""The Trident compiler: source text -> checked AST -> TIR -> TASM."""

@@ -1,0 +1,201 @@
+"""The command line: output, JSON schema, exit codes, and clear one-line errors."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tri import __version__
+from tri.cli import main
+from vm.field import P
+
+PROGRAMS = Path(__file__).parent / "programs"
+HEIGHT_NAMES = [
+    "program",
+    "processor",
+    "op_stack",
+    "ram",
+    "jump_stack",
+    "hash",
+    "cascade",
+    "lookup",
+    "u32",
+]
+
+
+def tri(capsys, *arguments):
+    code = main([str(argument) for argument in arguments])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def write(tmp_path, text, name="program.tasm"):
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def test_run_prints_the_output(capsys):
+    code, out, err = tri(capsys, "run", PROGRAMS / "countdown.tasm")
+    assert code == 0 and err == ""
+    assert out.split() == [str(n) for n in range(10, -1, -1)]
+
+
+def test_run_json_schema(capsys):
+    code, out, _ = tri(capsys, "run", PROGRAMS / "gcd.tasm", "--input", "42,56", "--json")
+    report = json.loads(out)
+    assert code == 0
+    assert list(report) == ["output", "cycles", "heights", "padded_height", "error"]
+    assert list(report["heights"]) == HEIGHT_NAMES
+    assert report["output"] == [14] and report["cycles"] == 34 and report["error"] is None
+    assert report["heights"]["u32"] == 33 and report["padded_height"] == 512
+
+
+def test_run_json_error(capsys):
+    code, out, _ = tri(capsys, "run", PROGRAMS / "fibonacci.tasm", "--json")
+    report = json.loads(out)
+    assert code == 1
+    assert report["error"] == {
+        "kind": "EmptyPublicInput",
+        "ip": 4,
+        "instruction": "read_io 1",
+        "cycle": 2,
+        "message": report["error"]["message"],
+    }
+    assert report["heights"]["processor"] == 2
+
+
+def test_negative_inputs_are_canonical(capsys, tmp_path):
+    program = write(tmp_path, "read_io 2 write_io 2 halt")
+    code, out, _ = tri(capsys, "run", program, "--input", f"-1,{-(P - 1)}", "--json")
+    assert json.loads(out)["output"] == [1, P - 1]
+
+
+def test_secret_digest_ram_and_isa_flags(capsys):
+    n1 = [
+        5778616925620397101,
+        977151889104403440,
+        5665740249988204958,
+        12002820465748076267,
+        13580803340493125858,
+    ]
+    secret = ",".join(map(str, list(reversed(n1)) + [1337] * 10))
+    ram = ",".join(f"{a}={42 + a}" for a in range(1000))
+    code, out, err = tri(
+        capsys,
+        "run",
+        PROGRAMS / "every_instruction_head.tasm",
+        "--isa",
+        "head",
+        "--input",
+        "5,5,5,5,5",
+        "--secret",
+        secret,
+        "--digest",
+        "4,4,4,4,4",
+        "--ram",
+        ram,
+        "--ram",
+        ",".join(f"{a}=3" for a in range(100000, 100005)),
+        "--json",
+    )
+    assert code == 0, err
+    assert json.loads(out)["output"] == [496, 0, 1081, 1082, 1083]
+
+
+def test_cost_table(capsys):
+    code, out, _ = tri(capsys, "cost", PROGRAMS / "fibonacci.tasm", "--input", "11")
+    assert code == 0
+    for name in HEIGHT_NAMES:
+        assert name in out
+    assert "512 = 2^9, set by cascade" in out
+    assert "slack          240 rows" in out
+
+
+def test_cost_json(capsys):
+    code, out, _ = tri(capsys, "cost", PROGRAMS / "fibonacci.tasm", "--input", "11", "--json")
+    report = json.loads(out)
+    assert report["dominant"] == ["cascade"] and report["slack"] == 240
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("push 1\npusj 2\n", ":2:1: error[A0001]: unknown instruction 'pusj'"),
+        ("pop 7", ":1:5: error[A0002]: 'pop' takes 1..5, found '7'"),
+        ("call nowhere", ":1:6: error[A0003]: call to undefined label 'nowhere'"),
+        (
+            "push 99999999999999999999",
+            ":1:6: error[A0002]: constant 99999999999999999999 is out of bounds",
+        ),
+    ],
+)
+def test_syntax_errors_exit_2_with_a_caret(capsys, tmp_path, text, message):
+    program = write(tmp_path, text)
+    code, out, err = tri(capsys, "run", program)
+    assert code == 2 and out == ""
+    first, source, caret = err.splitlines()
+    assert first.startswith(str(program)) and message in first
+    column = int(first.split(":")[2])
+    assert caret.index("^") == source.index("|") + 1 + column
+
+
+@pytest.mark.parametrize(
+    "arguments, kind",
+    [
+        (["--input", ""], "EmptyPublicInput"),
+        (["--input", "7", "--max-steps", "50"], "StepLimitExceeded"),
+    ],
+)
+def test_vm_errors_exit_1(capsys, arguments, kind):
+    code, out, err = tri(capsys, "run", PROGRAMS / "fibonacci.tasm", *arguments)
+    assert code == 1
+    assert err.startswith(f"error: {kind} at ip ") and len(err.splitlines()) == 1
+
+
+def test_runaway_loop_is_bounded(capsys, tmp_path):
+    program = write(tmp_path, "loop: call loop")
+    code, _, err = tri(capsys, "run", program, "--max-steps", "10000")
+    assert code == 1 and "StepLimitExceeded" in err and "cycle 10000" in err
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ["run", "missing.tasm"],
+        ["run", "--input", "1,,2", "x.tasm"],
+        ["run", "--digest", "1,2,3", "x.tasm"],
+        ["run", "--ram", "5", "x.tasm"],
+        ["run", "--isa", "v9", "x.tasm"],
+        ["run", "--max-steps", "0", "x.tasm"],
+        ["run", "--input", str(P), "x.tasm"],
+        ["frobnicate"],
+    ],
+)
+def test_bad_usage_exits_2(capsys, arguments):
+    with pytest.raises(SystemExit) as caught:
+        if main(arguments) == 2:
+            raise SystemExit(2)
+    assert caught.value.code == 2
+    assert "Traceback" not in capsys.readouterr().err
+
+
+def test_through_a_real_process(tmp_path):
+    """The installed entry point: no traceback for bad input, the exit codes hold."""
+    bad = write(tmp_path, "push 1 dup 0dup 0")
+    broken = subprocess.run(
+        [sys.executable, "-m", "tri", "run", str(bad)], capture_output=True, text=True
+    )
+    assert broken.returncode == 2 and "Traceback" not in broken.stderr
+    assert "error[A0002]" in broken.stderr
+    empty = write(tmp_path, "read_io 1 halt", "empty.tasm")
+    failed = subprocess.run(
+        [sys.executable, "-m", "tri", "run", str(empty)], capture_output=True, text=True
+    )
+    assert failed.returncode == 1 and failed.stderr.startswith("error: EmptyPublicInput")
+    version = subprocess.run(
+        [sys.executable, "-m", "tri", "--version"], capture_output=True, text=True
+    )
+    assert version.stdout.strip() == f"tri {__version__}"

@@ -1,0 +1,94 @@
+"""The small public API: assemble, run and measure programs.
+
+`run_tasm(text, ...)` and `execute(program, ...)` return a `Result`: the
+public output, the cycle count, the nine table heights, the padded height
+and the VM error if the run failed.  The command line is a thin layer over
+these functions.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+from vm import interp, tables, tasm
+from vm.interp import DEFAULT_MAX_STEPS, VMError
+from vm.tables import Heights
+
+
+@dataclass(frozen=True)
+class Inputs:
+    """Everything a run consumes besides the program (tasm.md §6)."""
+
+    public: tuple[int, ...] = ()
+    secret: tuple[int, ...] = ()
+    digests: tuple[tuple[int, ...], ...] = ()
+    ram: tuple[tuple[int, int], ...] = ()
+
+
+@dataclass(frozen=True)
+class Result:
+    output: list[int]
+    cycles: int
+    heights: Heights
+    error: VMError | None
+    stack: list[int]
+
+    @property
+    def padded_height(self) -> int:
+        return self.heights.padded_height
+
+    def as_json(self) -> dict:
+        error = None
+        if self.error is not None:
+            error = {
+                "kind": self.error.kind,
+                "ip": self.error.ip,
+                "instruction": self.error.instruction,
+                "cycle": self.error.cycle,
+                "message": self.error.message,
+            }
+        return {
+            "output": self.output,
+            "cycles": self.cycles,
+            "heights": self.heights.as_dict(),
+            "padded_height": self.padded_height,
+            "error": error,
+        }
+
+
+def assemble(text: str, isa: str = "rel") -> tasm.Program:
+    return tasm.parse(text, isa)
+
+
+def execute(
+    program: tasm.Program, inputs: Inputs = Inputs(), max_steps: int = DEFAULT_MAX_STEPS
+) -> Result:
+    run = interp.execute(
+        program,
+        public_input=inputs.public,
+        secret_input=inputs.secret,
+        secret_digests=inputs.digests,
+        ram=dict(inputs.ram),
+        max_steps=max_steps,
+    )
+    return Result(run.output, run.cycles, tables.heights(run), run.error, run.stack)
+
+
+def run_tasm(
+    text: str,
+    public_input: Iterable[int] = (),
+    secret_input: Iterable[int] = (),
+    secret_digests: Iterable[Iterable[int]] = (),
+    ram: Mapping[int, int] | None = None,
+    isa: str = "rel",
+    max_steps: int = DEFAULT_MAX_STEPS,
+) -> Result:
+    """Assemble and run TASM text in one call."""
+    inputs = Inputs(
+        tuple(public_input),
+        tuple(secret_input),
+        tuple(tuple(digest) for digest in secret_digests),
+        tuple((ram or {}).items()),
+    )
+    return execute(assemble(text, isa), inputs, max_steps)

@@ -1,0 +1,46 @@
+"""What every instruction handler shares: the error and halt signals, the `Site`
+a handler is built for, and the messages of the generic checks."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vm.tasm import Op
+
+U32_LIMIT = 1 << 32
+ONES = (1,) * 6
+
+
+class Fault(Exception):
+    """An instruction failed; `kind` is the spec's error name (tasm.md §7)."""
+
+    def __init__(self, kind: str, message: str):
+        super().__init__(message)
+        self.kind = kind
+        self.message = message
+
+
+class Halt(Exception):
+    """Raised by `halt` so that the run loop needs no per-step halted test."""
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where a handler sits: its op, address, fall-through address, depth need."""
+
+    op: Op
+    address: int
+    next_address: int
+    min_depth: int  # the stack must hold this many words before the step
+    skip_address: int | None  # for skiz: the address after the next instruction
+
+
+def too_shallow(site: Site, depth: int) -> Fault:
+    return Fault(
+        "TooShallow",
+        f"'{site.op.text}' needs {site.min_depth} op-stack words, the stack has {depth}",
+    )
+
+
+def not_u32(value: int, what: str) -> Fault:
+    return Fault("FailedU32Conversion", f"{what} {value} is not a u32 value")

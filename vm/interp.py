@@ -1,0 +1,178 @@
+"""The TASM interpreter: `Program` + inputs -> `Run` (tasm.md §6-§8).
+
+`execute` builds one step function per instruction address (vm.handlers),
+then runs the fetch-execute loop until `halt`, a VM error, or the step limit.
+The loop counts how often each address executes; those visit counts, the set
+of u32 entries and the set of Tip5 permutation inputs are all that
+`vm.tables` needs to compute the nine table heights.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from itertools import repeat
+
+from vm.field import P
+from vm.handlers import HANDLERS, Fault, Halt, Site
+from vm.tasm import Program
+
+DEFAULT_MAX_STEPS = 1 << 26  # about 67 million cycles: a bound so that no input hangs the tool
+STEP_LIMIT_KIND = "StepLimitExceeded"  # ours, not Triton's: the run was cut off
+
+
+@dataclass(frozen=True)
+class VMError:
+    """Why a run stopped early: the spec's error kind and where it happened."""
+
+    kind: str
+    ip: int
+    instruction: str
+    cycle: int
+    message: str
+
+    def __str__(self) -> str:
+        where = f"at ip {self.ip} ('{self.instruction}'), cycle {self.cycle}"
+        return f"{self.kind} {where}: {self.message}"
+
+
+@dataclass
+class Machine:
+    """The mutable state of one run (tasm.md §6)."""
+
+    program: Program
+    stack: list[int]
+    ram: dict[int, int]
+    public_input: deque
+    secret_input: deque
+    secret_digests: deque
+    output: list[int] = field(default_factory=list)
+    jump_stack: list[tuple[int, int]] = field(default_factory=list)
+    sponge: tuple[int, ...] | None = None
+    u32_entries: set[tuple[str, int, int]] = field(default_factory=set)
+    permutation_inputs: set[tuple[int, ...]] = field(default_factory=set)
+
+
+@dataclass
+class Run:
+    """What a run produced: output, final state, and the effects tables count."""
+
+    program: Program
+    output: list[int]
+    cycles: int
+    stack: list[int]
+    ram: dict[int, int]
+    visits: list[int]  # executions per word address
+    u32_entries: set[tuple[str, int, int]]
+    permutation_inputs: set[tuple[int, ...]]
+    error: VMError | None
+
+    @property
+    def halted(self) -> bool:
+        return self.error is None
+
+
+def _words(values: Iterable[int]) -> list[int]:
+    """Input words may be written in (-p, p); they are stored canonical."""
+    result = []
+    for value in values:
+        if not -P < value < P:
+            raise ValueError(f"input value {value} is outside (-p, p)")
+        result.append(value % P)
+    return result
+
+
+def initial_machine(
+    program: Program,
+    public_input: Iterable[int] = (),
+    secret_input: Iterable[int] = (),
+    secret_digests: Iterable[Iterable[int]] = (),
+    ram: Mapping[int, int] | None = None,
+) -> Machine:
+    digests = [tuple(_words(digest)) for digest in secret_digests]
+    if any(len(digest) != 5 for digest in digests):
+        raise ValueError("a secret digest has exactly 5 words")
+    ram = ram or {}
+    memory = dict(zip(_words(ram.keys()), _words(ram.values())))
+    return Machine(
+        program=program,
+        stack=[*reversed(program.digest), *([0] * 11)],
+        ram=memory,
+        public_input=deque(_words(public_input)),
+        secret_input=deque(_words(secret_input)),
+        secret_digests=deque(digests),
+    )
+
+
+def _step_functions(machine: Machine) -> list:
+    """One step function per word address; addresses without an instruction overflow."""
+    program = machine.program
+    length = program.length
+
+    def overflow():
+        raise Fault("InstructionPointerOverflow", f"no instruction at address {length} or beyond")
+
+    steps = [overflow] * (length + 1)
+    ops, addresses = program.ops, program.addresses
+    for index, (op, address) in enumerate(zip(ops, addresses)):
+        following = addresses[index + 1] if index + 1 < len(ops) else length
+        skip = (
+            addresses[index + 2]
+            if index + 2 < len(ops)
+            else (length if index + 1 < len(ops) else None)
+        )
+        site = Site(
+            op=op,
+            address=address,
+            next_address=following,
+            min_depth=16 - min(0, op.instruction.stack_delta(op.argument)),
+            skip_address=skip,
+        )
+        steps[address] = HANDLERS[op.instruction.name](machine, site)
+    return steps
+
+
+def execute(
+    program: Program,
+    public_input: Iterable[int] = (),
+    secret_input: Iterable[int] = (),
+    secret_digests: Iterable[Iterable[int]] = (),
+    ram: Mapping[int, int] | None = None,
+    max_steps: int = DEFAULT_MAX_STEPS,
+) -> Run:
+    """Run `program` until halt, an error, or `max_steps` executed instructions."""
+    machine = initial_machine(program, public_input, secret_input, secret_digests, ram)
+    return run_machine(machine, max_steps)
+
+
+def run_machine(machine: Machine, max_steps: int = DEFAULT_MAX_STEPS) -> Run:
+    """Run a prepared machine from ip 0; see `execute`."""
+    program = machine.program
+    steps = _step_functions(machine)
+    visits = [0] * (program.length + 1)
+    ip = 0
+    error = None
+    try:
+        for _ in repeat(None, max_steps):
+            following = steps[ip]()
+            visits[ip] += 1
+            ip = following
+        raise Fault(STEP_LIMIT_KIND, f"the run did not halt within {max_steps} steps (--max-steps)")
+    except Halt:
+        visits[ip] += 1
+    except Fault as fault:
+        index = program.op_index.get(ip)
+        text = program.ops[index].text if index is not None else "<end of program>"
+        error = VMError(fault.kind, ip, text, sum(visits), fault.message)
+    return Run(
+        program=program,
+        output=machine.output,
+        cycles=sum(visits),
+        stack=machine.stack,
+        ram=machine.ram,
+        visits=visits,
+        u32_entries=machine.u32_entries,
+        permutation_inputs=machine.permutation_inputs,
+        error=error,
+    )

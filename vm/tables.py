@@ -1,0 +1,113 @@
+"""Table heights and padded height: `Run` -> `Heights` (tasm.md §9).
+
+All nine heights are computed here and nowhere else, from what a run
+recorded: how often each address executed (static per-instruction rows come
+from `vm.isa`), the set of u32 entries, and the set of Tip5 permutation
+inputs (for the cascade table), plus the program itself (program table and
+the program-attestation part of the hash and cascade tables).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from functools import lru_cache
+
+from vm import tip5
+from vm.tasm import Program
+
+LOOKUP_HEIGHT = 256  # the full 8-bit S-box table, whatever the program does (§9.9)
+HASH_ROWS_PER_PERMUTATION = 6
+
+# The order of reports: the six processor-side tables first, then the three that
+# depend only on the program or on hashing (issue 2, tasm.md §9.10).
+REPORT_ORDER = (
+    "processor",
+    "op_stack",
+    "ram",
+    "jump_stack",
+    "hash",
+    "u32",
+    "program",
+    "cascade",
+    "lookup",
+)
+
+
+@dataclass(frozen=True)
+class Heights:
+    """The nine table heights of one run, in the JSON order of `tri run --json`."""
+
+    program: int
+    processor: int
+    op_stack: int
+    ram: int
+    jump_stack: int
+    hash: int
+    cascade: int
+    lookup: int
+    u32: int
+
+    def as_dict(self) -> dict[str, int]:
+        return asdict(self)
+
+    @property
+    def maximum(self) -> int:
+        return max(self.as_dict().values())
+
+    @property
+    def dominant(self) -> list[str]:
+        """The tables whose height is the maximum, in report order."""
+        heights = self.as_dict()
+        return [name for name in REPORT_ORDER if heights[name] == self.maximum]
+
+    @property
+    def padded_height(self) -> int:
+        return padded_height(self.maximum)
+
+
+def padded_height(height: int) -> int:
+    """The smallest power of two >= height (tasm.md §9.10)."""
+    return 1 << max(0, height - 1).bit_length()
+
+
+def u32_entry_rows(entry: tuple[str, int, int]) -> int:
+    """Rows one distinct u32 entry adds (tasm.md §9.7)."""
+    kind, left, right = entry
+    dominant = right if kind == "pow" else max(left, right)
+    return 1 if dominant == 0 else dominant.bit_length() + 1
+
+
+def attestation_chunks(length: int) -> int:
+    """C = ceil((L + 1) / 10): permutations that hash the program (§5.3)."""
+    return (length + 1 + 9) // 10
+
+
+@lru_cache(maxsize=256)
+def _attestation_limbs(words: tuple[int, ...]) -> frozenset[int]:
+    return frozenset(tip5.cascade_limbs_many(tip5.varlen_permutation_inputs(words)))
+
+
+def heights(run) -> Heights:
+    """The nine table heights of a run (complete or stopped by an error)."""
+    program: Program = run.program
+    op_stack = ram = hashing = 0
+    for op, address in zip(program.ops, program.addresses):
+        count = run.visits[address]
+        if count:
+            instruction, argument = op.instruction, op.argument
+            op_stack += count * instruction.op_stack_rows(argument)
+            ram += count * instruction.ram_accesses(argument)
+            hashing += count * instruction.hash_rows
+    chunks = attestation_chunks(program.length)
+    limbs = _attestation_limbs(program.words) | tip5.cascade_limbs_many(run.permutation_inputs)
+    return Heights(
+        program=10 * chunks,
+        processor=run.cycles,
+        op_stack=op_stack,
+        ram=ram,
+        jump_stack=run.cycles,
+        hash=HASH_ROWS_PER_PERMUTATION * chunks + hashing,
+        cascade=len(limbs),
+        lookup=LOOKUP_HEIGHT,
+        u32=sum(map(u32_entry_rows, run.u32_entries)),
+    )
