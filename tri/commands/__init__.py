@@ -1,0 +1,1 @@
+"""One module per `tri` command (or pair of related commands)."""

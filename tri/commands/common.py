@@ -1,0 +1,102 @@
+"""What the commands share: exit codes, the usage error, argument types, and
+loading a program file with syntax errors rendered as `file:line:col: error[CODE]`."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from tri import api
+from vm.field import P
+from vm.tasm import TasmSyntaxError
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad command-line input, an unreadable file or a syntax error: exit code 2.
+
+    The message is complete as it stands and is printed unchanged.
+    """
+
+
+# --- argument types --------------------------------------------------------------------------
+
+
+def field_value(text: str) -> int:
+    try:
+        value = int(text.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text.strip()}' is not an integer") from None
+    if not -P < value < P:
+        raise argparse.ArgumentTypeError(f"{value} is outside (-p, p)")
+    return value % P
+
+
+def field_list(text: str) -> tuple[int, ...]:
+    if not text.strip():
+        return ()
+    return tuple(field_value(part) for part in text.split(","))
+
+
+def digest(text: str) -> tuple[int, ...]:
+    values = field_list(text)
+    if len(values) != 5:
+        raise argparse.ArgumentTypeError(f"a digest has 5 words, got {len(values)}")
+    return values
+
+
+def ram_cells(text: str) -> tuple[tuple[int, int], ...]:
+    cells = []
+    for part in filter(None, (part.strip() for part in text.split(","))):
+        address, equals, value = part.partition("=")
+        if not equals:
+            raise argparse.ArgumentTypeError(f"'{part}' is not ADDR=VALUE")
+        cells.append((field_value(address), field_value(value)))
+    return tuple(cells)
+
+
+def positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError("must be positive")
+    return value
+
+
+def load_tasm(path_text: str, isa: str):
+    """Assemble a .tasm file; unreadable files and syntax errors become UsageErrors."""
+    path = Path(path_text)
+    if path.suffix == ".tri":
+        raise UsageError(
+            f"error: {path}: compiling .tri source is not supported yet; pass a .tasm file"
+        )
+    text = read_source(path)
+    try:
+        return api.assemble(text, isa)
+    except TasmSyntaxError as error:
+        raise UsageError(render_syntax_error(path, text, error)) from None
+
+
+def render_syntax_error(path: Path, text: str, error) -> str:
+    """`file:line:col: error[CODE]: message`, the source line, and a caret under the column.
+
+    `error` is any syntax error with `line`, `column`, `code` and `message`.
+    """
+    lines = text.splitlines() or [""]
+    source = lines[error.line - 1] if error.line <= len(lines) else ""
+    gutter = f"{error.line} | "
+    caret = " " * (len(gutter) + error.column - 1) + "^"
+    headline = f"{path}:{error.line}:{error.column}: error[{error.code}]: {error.message}"
+    return f"{headline}\n{gutter}{source}\n{caret}"
+
+
+def read_source(path: Path) -> str:
+    """The text of a source file, or a UsageError that says why it cannot be read."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or error
+        raise UsageError(f"error: cannot read {path}: {reason}") from None
