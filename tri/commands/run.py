@@ -10,16 +10,19 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from compiler.evaluate import evaluate
 from tri import api
 from tri.commands.common import (
     EXIT_FAILED,
     EXIT_OK,
+    UsageError,
     digest,
     field_list,
     load_tasm,
     positive,
     ram_cells,
 )
+from tri.commands.source import add_source_options, load_checked
 from vm.interp import DEFAULT_MAX_STEPS
 from vm.isa import ISAS
 from vm.tables import REPORT_ORDER
@@ -35,7 +38,7 @@ def register(commands) -> None:
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("program", help="a .tasm program")
+    parser.add_argument("program", help="a .tasm program, or a .tri program")
     parser.add_argument(
         "--input", type=field_list, default=(), metavar="1,2,3", help="public input words"
     )
@@ -67,6 +70,12 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         help=f"stop with StepLimitExceeded after N cycles (default {DEFAULT_MAX_STEPS})",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    parser.add_argument(
+        "--reference",
+        action="store_true",
+        help="run a .tri program on the reference evaluator instead of the VM",
+    )
+    add_source_options(parser)
 
 
 def _execute(arguments) -> api.Result:
@@ -86,6 +95,8 @@ def _report_error(result: api.Result) -> None:
 
 
 def command_run(arguments) -> int:
+    if arguments.program.endswith(".tri"):
+        return run_source(arguments)
     result = _execute(arguments)
     if arguments.json:
         print(json.dumps(result.as_json()))
@@ -123,3 +134,31 @@ def command_cost(arguments) -> int:
     console.print(f"slack          {slack} rows before it doubles to 2^{exponent + 1}")
     _report_error(result)
     return EXIT_OK if result.error is None else EXIT_FAILED
+
+
+def run_source(arguments) -> int:
+    """`tri run PROG.tri`: the reference evaluator (`--reference`)."""
+    checked = load_checked(arguments.program, arguments)
+    if not arguments.reference:
+        raise UsageError(
+            "error: compiling .tri programs to TASM is not available yet; "
+            "pass --reference to run the reference evaluator"
+        )
+    if checked.entry is None:
+        raise UsageError(f"error: {arguments.program} is a module; only a program can run")
+    evaluation = evaluate(
+        checked,
+        public_input=arguments.input,
+        secret_input=arguments.secret,
+        secret_digests=arguments.digest,
+        ram=dict(cell for cells in arguments.ram for cell in cells),
+        max_steps=arguments.max_steps,
+    )
+    if arguments.json:
+        print(json.dumps(evaluation.as_json()))
+    else:
+        for value in evaluation.output:
+            print(value)
+        if evaluation.error is not None:
+            print(f"error: {evaluation.error.kind}: {evaluation.error.message}", file=sys.stderr)
+    return EXIT_OK if evaluation.error is None else EXIT_FAILED

@@ -1,0 +1,92 @@
+"""The builtin functions (language.md §8), as one table.
+
+Each row gives a builtin's signature and the TASM a correct lowering emits
+with the arguments pushed left to right (first argument deepest).  The
+checker reads the signatures, the reference evaluator implements each row
+(with a coverage test), and the back end emits the instructions.
+`touches_state` marks builtins that `#[pure]` functions may not call.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from compiler.check.types import BOOL, DIGEST, FIELD, U32, UNIT, XFIELD, ArrayType, TupleType, Type
+
+
+@dataclass(frozen=True)
+class Builtin:
+    name: str
+    params: tuple[Type, ...]
+    result: Type
+    tasm: tuple[str, ...]
+    touches_state: bool = False
+
+
+def _fields(count: int) -> tuple[Type, ...]:
+    return (FIELD,) * count
+
+
+def _row(name, params, result, tasm, touches_state=False) -> Builtin:
+    return Builtin(
+        name, tuple(params), result, tuple(tasm.split(";")) if tasm else (), touches_state
+    )
+
+
+_ROWS = [
+    # I/O and non-determinism (§8.1)
+    _row("pub_read", (), FIELD, "read_io 1", True),
+    _row("pub_read2", (), TupleType(_fields(2)), "read_io 2", True),
+    _row("pub_read3", (), TupleType(_fields(3)), "read_io 3", True),
+    _row("pub_read4", (), TupleType(_fields(4)), "read_io 4", True),
+    _row("pub_read5", (), DIGEST, "read_io 5", True),
+    _row("pub_write", _fields(1), UNIT, "write_io 1", True),
+    _row("pub_write2", _fields(2), UNIT, "write_io 2", True),
+    _row("pub_write3", _fields(3), UNIT, "write_io 3", True),
+    _row("pub_write4", _fields(4), UNIT, "write_io 4", True),
+    _row("pub_write5", _fields(5), UNIT, "write_io 5", True),
+    _row("divine", (), FIELD, "divine 1", True),
+    _row("divine3", (), TupleType(_fields(3)), "divine 3", True),
+    _row("divine5", (), DIGEST, "divine 5", True),
+    # assertions (§8.2)
+    _row("assert", (BOOL,), UNIT, "assert"),
+    _row("assert_eq", _fields(2), UNIT, "eq;assert"),
+    _row("assert_digest", (DIGEST, DIGEST), UNIT, "assert_vector;pop 5"),
+    # field arithmetic (§8.3)
+    _row("field_add", _fields(2), FIELD, "add"),
+    _row("field_mul", _fields(2), FIELD, "mul"),
+    _row("sub", _fields(2), FIELD, "push -1;mul;add"),
+    _row("neg", _fields(1), FIELD, "push -1;mul"),
+    _row("inv", _fields(1), FIELD, "invert"),
+    # conversions and u32 operations (§8.4)
+    _row("as_u32", _fields(1), U32, "split;swap 1;push 0;eq;assert"),
+    _row("as_field", (U32,), FIELD, ""),
+    _row("split", _fields(1), TupleType((U32, U32)), "split"),
+    _row("log2", (U32,), U32, "log_2_floor"),
+    _row("pow", (U32, U32), U32, "swap 1;pow"),
+    _row("popcount", (U32,), U32, "pop_count"),
+    # hashing (§8.5)
+    _row("hash", _fields(10), DIGEST, "hash"),
+    _row("sponge_init", (), UNIT, "sponge_init", True),
+    _row("sponge_absorb", _fields(10), UNIT, "sponge_absorb", True),
+    _row("sponge_squeeze", (), ArrayType(FIELD, 10), "sponge_squeeze", True),
+    _row(
+        "sponge_absorb_mem",
+        _fields(1),
+        UNIT,
+        "push 0;push 0;push 0;push 0;swap 4;sponge_absorb_mem;pop 5",
+        True,
+    ),
+    # Merkle (§8.6)
+    _row("merkle_step", (U32, *_fields(5)), TupleType((U32, DIGEST)), "merkle_step", True),
+    # RAM (§8.7): block element d_i lives at addr + 4 - i
+    _row("ram_read", _fields(1), FIELD, "read_mem 1;pop 1", True),
+    _row("ram_write", _fields(2), UNIT, "swap 1;write_mem 1;pop 1", True),
+    _row("ram_read_block", _fields(1), DIGEST, "addi 4;read_mem 5;pop 1", True),
+    _row("ram_write_block", (FIELD, DIGEST), UNIT, "pick 5;write_mem 5;pop 1", True),
+    # extension field (§8.8)
+    _row("xfield", _fields(3), XFIELD, ""),
+    _row("xinvert", (XFIELD,), XFIELD, "x_invert"),
+]
+
+BUILTINS: dict[str, Builtin] = {row.name: row for row in _ROWS}

@@ -1,0 +1,1 @@
+"""Checking: module resolution, name resolution, types, diagnostics."""

@@ -1,0 +1,74 @@
+"""Diagnostics: one error type for every source problem, rendered in one place.
+
+A `Diagnostic` has a severity, a stable code (listed in docs/errors.md), a
+message, the file and span it points at, and an optional hint.  `render`
+prints it the way rustc does:
+
+    prog.tri:3:18: error[E0201]: expected U32, found Field
+     3 |     let x: U32 = 0
+       |                  ^
+       = hint: convert with `as_u32(...)`
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from compiler.syntax.ast import NO_SPAN, Span
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    severity: str  # "error" or "warning"
+    code: str
+    message: str
+    path: str
+    span: Span = NO_SPAN
+    hint: str | None = None
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == "error"
+
+    @property
+    def headline(self) -> str:
+        where = f"{self.path}:{self.span.line}:{self.span.column}"
+        return f"{where}: {self.severity}[{self.code}]: {self.message}"
+
+
+class CompileError(Exception):
+    """Raised by a stage that cannot go on; carries every diagnostic found so far."""
+
+    def __init__(self, diagnostics: list[Diagnostic]):
+        super().__init__("\n".join(d.headline for d in diagnostics))
+        self.diagnostics = diagnostics
+
+
+def error(code: str, message: str, path: str, span: Span, hint: str | None = None) -> Diagnostic:
+    return Diagnostic("error", code, message, path, span, hint)
+
+
+def warning(code: str, message: str, path: str, span: Span, hint: str | None = None) -> Diagnostic:
+    return Diagnostic("warning", code, message, path, span, hint)
+
+
+def render(diagnostic: Diagnostic, source: str | None) -> str:
+    """The headline, then the source line with carets under the span, then the hint."""
+    lines = [diagnostic.headline]
+    span = diagnostic.span
+    source_lines = source.splitlines() if source is not None else []
+    if 1 <= span.line <= len(source_lines):
+        text = source_lines[span.line - 1]
+        number = str(span.line)
+        gutter = " " * len(number)
+        width = 1
+        if span.end_line == span.line and span.end_column >= span.column:
+            width = span.end_column - span.column + 1
+        lines.append(f" {number} | {text}")
+        indent = "".join("\t" if char == "\t" else " " for char in text[: span.column - 1])
+        lines.append(f" {gutter} | {indent}{'^' * width}")
+        if diagnostic.hint:
+            lines.append(f" {gutter} = hint: {diagnostic.hint}")
+    elif diagnostic.hint:
+        lines.append(f"  = hint: {diagnostic.hint}")
+    return "\n".join(lines)

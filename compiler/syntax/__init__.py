@@ -1,0 +1,1 @@
+"""Syntax: the grammar, the AST, the parser and the formatter."""

@@ -1,0 +1,50 @@
+"""`tri check FILE_OR_DIR...`: parse and type-check, report every diagnostic."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from tri.commands.common import EXIT_FAILED, EXIT_OK, UsageError
+from tri.commands.source import add_source_options, check_path, print_diagnostics, resolver_for
+
+
+def register(commands) -> None:
+    parser = commands.add_parser("check", help="type-check .tri files and report every error")
+    parser.add_argument("paths", nargs="+", metavar="FILE", help=".tri files or directories")
+    add_source_options(parser)
+    parser.set_defaults(handler=command_check)
+
+
+def source_files(paths: list[str]) -> list[Path]:
+    """The files named, with every *.tri below each named directory."""
+    files = []
+    for text in paths:
+        path = Path(text)
+        if path.is_dir():
+            files.extend(sorted(path.rglob("*.tri")))
+        elif path.exists():
+            files.append(path)
+        else:
+            raise UsageError(f"error: cannot read {path}: no such file or directory")
+    return files
+
+
+def command_check(arguments) -> int:
+    resolver = resolver_for(arguments)
+    files = source_files(arguments.paths)
+    errors = warnings = 0
+    seen = set()
+    for path in files:
+        _, diagnostics = check_path(path, resolver)
+        fresh = [d for d in diagnostics if (d.path, d.span, d.code, d.message) not in seen]
+        seen.update((d.path, d.span, d.code, d.message) for d in fresh)
+        print_diagnostics(fresh)
+        errors += sum(d.is_error for d in fresh)
+        warnings += sum(not d.is_error for d in fresh)
+    summary = (
+        f"checked {len(files)} file{'s' * (len(files) != 1)}: {errors} error{'s' * (errors != 1)}, "
+    )
+    summary += f"{warnings} warning{'s' * (warnings != 1)}"
+    print(summary, file=sys.stderr if errors else sys.stdout)
+    return EXIT_FAILED if errors else EXIT_OK
