@@ -110,10 +110,14 @@ def token_of(lexer, text: str, value: str):
 
 
 def repository_sources() -> list[Path]:
-    """Every .tri and .tasm file of the standard library and the test programs, now."""
+    """Every .tri and .tasm file of the standard library and the test programs, now,
+    except the invalid programs (some of which hold characters the language rejects)."""
     folders = (ROOT / "stdlib", ROOT / "tests" / "programs")
     paths = (path for folder in folders for path in folder.rglob("*"))
-    return sorted(path for path in paths if path.suffix in (".tri", ".tasm"))
+    invalid = ROOT / "tests" / "programs" / "invalid"
+    return sorted(
+        path for path in paths if path.suffix in (".tri", ".tasm") and invalid not in path.parents
+    )
 
 
 SOURCES = repository_sources()
