@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from compiler.check.budget import WINDOW, stack_budget
 from tri.commands.common import EXIT_FAILED, EXIT_OK, UsageError
 from tri.commands.source import add_source_options, check_path, print_diagnostics, resolver_for
 
@@ -12,6 +13,11 @@ from tri.commands.source import add_source_options, check_path, print_diagnostic
 def register(commands) -> None:
     parser = commands.add_parser("check", help="type-check .tri files and report every error")
     parser.add_argument("paths", nargs="+", metavar="FILE", help=".tri files or directories")
+    parser.add_argument(
+        "--stack",
+        action="store_true",
+        help="also print each function's stack-width budget (language.md §10.3)",
+    )
     add_source_options(parser)
     parser.set_defaults(handler=command_check)
 
@@ -30,13 +36,25 @@ def source_files(paths: list[str]) -> list[Path]:
     return files
 
 
+def print_budgets(checked, path: Path) -> None:
+    """One line per function of the checked file: its peak live stack width."""
+    for instance in checked.instances.values():
+        if instance.path != str(path):
+            continue
+        budget = stack_budget(instance)
+        note = f"  (over the {WINDOW}-element window: spills)" if budget > WINDOW else ""
+        print(f"{path}: fn {instance.key}: {budget} live elements{note}")
+
+
 def command_check(arguments) -> int:
     resolver = resolver_for(arguments)
     files = source_files(arguments.paths)
     errors = warnings = 0
     seen = set()
     for path in files:
-        _, diagnostics = check_path(path, resolver)
+        checked, diagnostics = check_path(path, resolver)
+        if checked is not None and arguments.stack:
+            print_budgets(checked, path)
         fresh = [d for d in diagnostics if (d.path, d.span, d.code, d.message) not in seen]
         seen.update((d.path, d.span, d.code, d.message) for d in fresh)
         print_diagnostics(fresh)
