@@ -77,5 +77,5 @@ def expectations(path: Path) -> Expectations:
 
 
 def corpus(kind: str) -> list[Path]:
-    """Every .tri file under tests/programs/<kind>/."""
-    return sorted((PROGRAMS / kind).rglob("*.tri"))
+    """Every .tri file under tests/programs/<kind>/, except the modules in lib/ folders."""
+    return sorted(path for path in (PROGRAMS / kind).rglob("*.tri") if "lib" not in path.parts)

@@ -13,6 +13,12 @@ VALID = corpus("valid")
 INVALID = corpus("invalid")
 
 
+def test_the_corpus_is_large_enough():
+    programs = [path for path in VALID if expectations(path).cases]
+    assert len(programs) >= 40, f"only {len(programs)} valid programs with run cases"
+    assert len(INVALID) >= 40, f"only {len(INVALID)} invalid programs"
+
+
 @pytest.mark.parametrize(
     "path", VALID, ids=lambda path: path.relative_to(path.parents[1]).as_posix()
 )

@@ -83,6 +83,8 @@ class BodyChecker:
 
     def expect(self, expected: Type, found: Type | None, span: ast.Span, what: str = "") -> None:
         if found is not None and expected is not None and found != expected:
+            if str(expected) == str(found):  # same name, different modules
+                expected, found = _qualified(expected), _qualified(found)
             self.error(
                 "E0201", f"{what}expected {expected}, found {found}", span, _hint(expected, found)
             )
@@ -117,10 +119,23 @@ class BodyChecker:
                 terminated = False
             last = position == len(block.statements) - 1
             result = self.statement(statement, last)
-            terminated = _terminates(statement)
+            terminated = self.terminates(statement)
         if new_scope:
             self.scopes.pop()
         return result
+
+    def terminates(self, statement) -> bool:
+        """`return` and `assert(false)` end a block: code after them never runs."""
+        if isinstance(statement, ast.Return):
+            return True
+        if isinstance(statement, ast.ExprStatement) and isinstance(statement.expr, ast.Call):
+            call = statement.expr
+            return (
+                self.instance.calls.get(call) == BUILTINS["assert"]
+                and isinstance(call.arguments[0], ast.BoolLiteral)
+                and not call.arguments[0].value
+            )
+        return False
 
     # --- statements
     def statement(self, statement, last: bool) -> Type | None:
@@ -469,19 +484,8 @@ class BodyChecker:
         return result
 
 
-def _terminates(statement) -> bool:
-    """`return` and `assert(false)` end a block: code after them never runs."""
-    if isinstance(statement, ast.Return):
-        return True
-    if isinstance(statement, ast.ExprStatement) and isinstance(statement.expr, ast.Call):
-        call = statement.expr
-        return (
-            call.callee.rsplit(".", 1)[-1] in ("assert", "is_true")
-            and len(call.arguments) == 1
-            and isinstance(call.arguments[0], ast.BoolLiteral)
-            and not call.arguments[0].value
-        )
-    return False
+def _qualified(type_) -> str:
+    return f"{type_.module}.{type_.name}" if isinstance(type_, StructType) else str(type_)
 
 
 def _ends_in_return(block: ast.Block) -> bool:

@@ -20,6 +20,7 @@ from compiler.check.types import PRIMITIVES, UNIT, ArrayType, StructType, TupleT
 from compiler.diagnostics import CompileError, Diagnostic, error, warning
 from compiler.syntax import ast
 
+MAX_INSTANCES_PER_FUNCTION = 256  # more means size-generic recursion
 KNOWN_ATTRIBUTES = {"intrinsic", "test", "pure", "cfg", "requires", "ensures"}
 INTRINSIC_PREFIXES = ("std.", "vm.", "os.", "ext.")
 
@@ -63,6 +64,8 @@ class Checker:
         self.instances: dict[str, FunctionInstance] = {}
         self.pending: list[FunctionInstance] = []
         self.struct_types: dict[tuple[str, str], StructType | None] = {}
+        self.reported_structs: set[tuple[str, str]] = set()
+        self.instance_counts: dict[int, int] = {}  # id(function) -> instances made
 
     # --- reporting
     def error(self, code, message, path, span, hint=None) -> None:
@@ -212,7 +215,7 @@ class Checker:
         )
         instance = FunctionInstance(key, scope.name, scope.path, function, sizes, params, result)
         self.instances[key] = instance
-        if any(t is None for _, t in params) or result is None:
+        if function.body is None or any(t is None for _, t in params) or result is None:
             return instance
         self.pending.append(instance)
         return instance
@@ -412,6 +415,19 @@ class Checker:
         sizes = self.call_sizes(instance, call, owner, function, arguments)
         if sizes is None:
             return None
+        if sizes and self.key(owner.name, function.name, sizes) not in self.instances:
+            made = self.instance_counts.get(id(function), 0) + 1
+            self.instance_counts[id(function)] = made
+            if made > MAX_INSTANCES_PER_FUNCTION:
+                if made == MAX_INSTANCES_PER_FUNCTION + 1:
+                    self.error(
+                        "E0209",
+                        f"'{function.name}' is instantiated with ever new sizes: "
+                        "size-generic recursion is not allowed",
+                        instance.path,
+                        call.span,
+                    )
+                return None
         return self.instantiate(owner, function, sizes)
 
     def call_sizes(self, instance, call, owner, function, arguments) -> dict[str, int] | None:

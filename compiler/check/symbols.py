@@ -58,8 +58,10 @@ def lookup_qualified(
         current.used_imports.add(exporting[0])
         return Found(scopes[exporting[0]], scopes[exporting[0]].item(kind, name))
     if len(exporting) > 1:
+        current.used_imports.update(exporting)
         return Found(None, None, "ambiguous", tuple(exporting))
     if alias_matches:
+        current.used_imports.update(alias_matches)
         module = scopes.get(alias_matches[0])
         if module is not None and module.item(kind, name) is not None:
             return Found(module, None, "private")

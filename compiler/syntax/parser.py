@@ -157,7 +157,7 @@ class _Builder:
         return (".".join(str(c) for c in children), _span(meta))
 
     def pub_io(self, meta, children):
-        return ast.IoDeclaration(f"pub {children[0]}", _span(meta))
+        return ast.IoDeclaration(f"pub {children[1]}", _span(meta))
 
     def sec_input(self, meta, children):
         return ast.IoDeclaration("sec input", _span(meta))
