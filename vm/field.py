@@ -84,7 +84,8 @@ def pretty(value: int) -> str:
 
 
 @cache
-def _kernels():
+def kernels():
+    """The numba kernels (`vm.field_kernels`), compiled or loaded on first use."""
     from vm import field_kernels
 
     return field_kernels
@@ -95,19 +96,19 @@ def _words(values) -> np.ndarray:
 
 
 def add_vec(a, b) -> np.ndarray:
-    return _kernels().add_ufunc(_words(a), _words(b))
+    return kernels().add_ufunc(_words(a), _words(b))
 
 
 def sub_vec(a, b) -> np.ndarray:
-    return _kernels().sub_ufunc(_words(a), _words(b))
+    return kernels().sub_ufunc(_words(a), _words(b))
 
 
 def mul_vec(a, b) -> np.ndarray:
-    return _kernels().mul_ufunc(_words(a), _words(b))
+    return kernels().mul_ufunc(_words(a), _words(b))
 
 
 def neg_vec(a) -> np.ndarray:
-    return _kernels().neg_ufunc(_words(a))
+    return kernels().neg_ufunc(_words(a))
 
 
 def power_vec(base, exponent) -> np.ndarray:
@@ -128,7 +129,7 @@ def power_vec(base, exponent) -> np.ndarray:
         if exponent.dtype.kind == "i" and (exponent < 0).any():
             raise ValueError("power_vec: negative exponent")
         exponent = exponent.astype(np.uint64)
-    return _kernels().power_ufunc(_words(base), exponent)
+    return kernels().power_ufunc(_words(base), exponent)
 
 
 def inverse_vec(a) -> np.ndarray:
@@ -137,4 +138,4 @@ def inverse_vec(a) -> np.ndarray:
     if (values == 0).any():
         raise ZeroDivisionError("inverse of zero in F_p")
     flat = np.ascontiguousarray(values).reshape(-1)
-    return _kernels().batch_inverse(flat).reshape(values.shape)
+    return kernels().batch_inverse(flat).reshape(values.shape)

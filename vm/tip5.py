@@ -109,6 +109,12 @@ def _implementation(permutations: int = 1):
     return _load_kernels()
 
 
+def prefer_compiled() -> None:
+    """Use the compiled kernels from now on (loading them now), e.g. before timing."""
+    _plain_permutations[0] = COMPILE_AFTER
+    _load_kernels()
+
+
 def _checked(state: Sequence[int]) -> Sequence[int]:
     if len(state) != STATE_SIZE:
         raise ValueError(f"a Tip5 state has {STATE_SIZE} words, got {len(state)}")

@@ -1,0 +1,409 @@
+"""The atoms' meaning: one table row per kind of atom, plus `apply`, `substitute`
+and the two evaluators.
+
+Input: a `TermTable` (compiler.verify.terms) and atoms named by kind.  Output:
+
+* `apply(table, kind, parameters, arguments)`: the polynomial for a function
+  application after constant folding and the simplification rules below (each
+  rule is an identity that holds wherever the application can occur, i.e. after
+  the guards of the instruction that produced it have passed);
+* `substitute(table, poly, mapping)`: `poly` with atoms replaced, rebuilt through
+  `apply`;
+* `evaluate(table, polys, entry)`: the concrete value of each polynomial for one
+  concrete entry state (the semantics of tasm.md §8.2, mirrored from vm.handlers
+  and checked against the interpreter by tests/test_verify_symbolic.py);
+* `evaluate_random(table, polys, rng)`: the value at a random point where every
+  free atom is an independent random field element (for Schwartz-Zippel).
+
+Every function is total, so that a value exists even where the guard of the
+instruction fails (`quotient(n, 0) = 0`, `log2(0) = 0`, ...); such values are
+never observed, because equivalence compares results only on runs that succeed.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from compiler.verify.terms import Atom, Poly, TermTable
+from vm import tip5, xfield
+from vm.field import P
+
+U32_MAX = (1 << 32) - 1
+TIP5_ONES = (1,) * 6  # the capacity of the fixed-length Tip5 mode (hash, merkle steps)
+
+
+@dataclass(frozen=True)
+class EntryValues:
+    """One concrete entry state, as the leaves of a symbolic result see it."""
+
+    stack: Sequence[int]  # st0 first
+    public: Sequence[int] = ()
+    secret: Sequence[int] = ()
+    digests: Sequence[Sequence[int]] = ()
+    sponge: Sequence[int] | None = None
+    memory: Callable[[int], int] = field(default=lambda address: 0)
+
+
+# --- concrete semantics --------------------------------------------------------------------
+
+
+def _select(parameters, values, entry: EntryValues) -> int:
+    """The word at `values[-1]` after the writes (address, value, address, value, ...)."""
+    address = values[-1]
+    for index in range(len(values) - 3, -1, -2):
+        if values[index] == address:
+            return values[index + 1]
+    return entry.memory(address)
+
+
+def _merkle(parameters, values, entry) -> int:
+    node_index, current, sibling = values[0], tuple(values[1:6]), tuple(values[6:11])
+    pair = current + sibling if node_index % 2 == 0 else sibling + current
+    return tip5.permutation(pair + TIP5_ONES)[parameters[0]]
+
+
+def _leaf(name: str):
+    """An entry value; 0 for a token past the end of its stream (that run fails anyway)."""
+
+    def value(parameters, values, entry: EntryValues) -> int:
+        if name == "sponge":
+            return 0 if entry.sponge is None else entry.sponge[parameters[0]]
+        source = {
+            "stack": entry.stack,
+            "public": entry.public,
+            "secret": entry.secret,
+            "digest": entry.digests,
+        }[name]
+        if parameters[0] >= len(source):
+            return 0
+        word = source[parameters[0]]
+        return word[parameters[1]] if name == "digest" else word
+
+    return value
+
+
+@dataclass(frozen=True)
+class Function:
+    """One kind of atom: its concrete semantics and the facts the simplifier may use.
+
+    A u32 instruction's result exists only after its operands passed their u32
+    guards, so its bound (quotient < 2^32, log2 <= 31, ...) holds wherever the
+    atom occurs.
+    """
+
+    evaluate: Callable  # (parameters, argument values, entry) -> int
+    bound: int | None = None  # upper bound on the value wherever the atom can occur
+    boolean: bool = False  # value in {0, 1}
+    commutative: bool = False
+    leaf: bool = False  # an entry value: no arguments, value from the entry state
+    simplify: Callable | None = None  # (table, parameters, arguments) -> Poly | None
+
+
+def _is_zero_rule(table: TermTable, parameters, arguments):
+    (argument,) = arguments
+    _, monic = table.monic(argument)
+    atom = table.atom_of(monic)
+    if atom is not None and atom.boolean:  # is_zero(b) = 1 - b
+        return table.sub(table.one, monic)
+    if atom is not None and atom.kind == "inverse":  # an inverse is never 0
+        return table.zero
+    if len(monic.terms) == 1 and len(next(iter(monic.terms))) == 1:  # x^k = 0 iff x = 0
+        ((serial, _),) = next(iter(monic.terms))
+        single = table.poly({((serial, 1),): 1})
+        if single is not monic:
+            return apply(table, "is_zero", (), (single,))
+    if len(monic.terms) == 2 and monic.terms.get(()) == P - 1:  # is_zero(b - 1) = b
+        (rest,) = [monomial for monomial in monic.terms if monomial]
+        candidate = table.poly({rest: 1})
+        atom = table.atom_of(candidate)
+        if atom is not None and atom.boolean:
+            return candidate
+    if monic is not argument:
+        return apply(table, "is_zero", (), (monic,))
+    return None
+
+
+def _lt_rule(table: TermTable, parameters, arguments):
+    left, right = arguments  # left = st0, right = st1: the value is left < right
+    if left is right or right.constant == 0:
+        return table.zero
+    if left.constant == 0:  # 0 < right iff right != 0
+        return table.sub(table.one, apply(table, "is_zero", (), (right,)))
+    if right.constant == 1:  # left < 1 iff left = 0
+        return apply(table, "is_zero", (), (left,))
+    return None
+
+
+def _and_rule(table: TermTable, parameters, arguments):
+    left, right = arguments
+    if left is right:
+        return left
+    for one, other in ((left, right), (right, left)):
+        if one.constant == 0:
+            return table.zero
+        if one.constant == U32_MAX:  # the other operand is a u32 (its guard passed)
+            return other
+    return None
+
+
+def _xor_rule(table: TermTable, parameters, arguments):
+    left, right = arguments
+    if left is right:
+        return table.zero
+    for one, other in ((left, right), (right, left)):
+        if one.constant == 0:
+            return other
+    return None
+
+
+def _split_high_rule(table: TermTable, parameters, arguments):
+    bound = table.upper_bound(arguments[0])
+    return table.zero if bound is not None and bound <= U32_MAX else None
+
+
+def _split_low_rule(table: TermTable, parameters, arguments):
+    bound = table.upper_bound(arguments[0])
+    return arguments[0] if bound is not None and bound <= U32_MAX else None
+
+
+def _quotient_rule(table: TermTable, parameters, arguments):
+    numerator, denominator = arguments
+    if denominator.constant == 1:
+        return numerator
+    if numerator is denominator:  # the denominator is non-zero (its guard passed)
+        return table.one
+    return None
+
+
+def _remainder_rule(table: TermTable, parameters, arguments):
+    numerator, denominator = arguments
+    if denominator.constant == 1 or numerator is denominator:
+        return table.zero
+    return None
+
+
+def _power_rule(table: TermTable, parameters, arguments):
+    base, exponent = arguments
+    if exponent.constant is not None:
+        return table.power(base, exponent.constant)
+    if base.constant == 1:
+        return table.one
+    if base.constant == 0:  # 0^0 = 1, 0^e = 0 otherwise
+        return apply(table, "is_zero", (), (exponent,))
+    return None
+
+
+def _inverse_rule(table: TermTable, parameters, arguments):
+    coefficient, monic = table.monic(arguments[0])
+    atom = table.atom_of(monic)
+    scale = pow(coefficient, P - 2, P) if coefficient else 0
+    if atom is not None and atom.kind == "inverse":  # 1/(c/x) = x/c
+        return table.scale(atom.arguments[0], scale)
+    if atom is not None and atom.boolean:  # a non-zero boolean is 1
+        return table.constant(scale)
+    if monic is not arguments[0]:
+        return table.scale(apply(table, "inverse", (), (monic,)), scale)
+    return None
+
+
+def _merkle_rule(table: TermTable, parameters, arguments):
+    node_index = arguments[0].constant
+    if node_index is None:
+        return None
+    current, sibling = arguments[1:6], arguments[6:11]
+    pair = current + sibling if node_index % 2 == 0 else sibling + current
+    ones = tuple(table.one for _ in TIP5_ONES)
+    return apply(table, "permutation", parameters, pair + ones)
+
+
+FUNCTIONS: dict[str, Function] = {
+    # entry values
+    "stack": Function(_leaf("stack"), leaf=True),
+    "public": Function(_leaf("public"), leaf=True),
+    "secret": Function(_leaf("secret"), leaf=True),
+    "digest": Function(_leaf("digest"), leaf=True),
+    "sponge": Function(_leaf("sponge"), leaf=True),
+    # RAM: a word of the initial memory, and a read that aliasing left unresolved
+    "memory": Function(lambda parameters, values, entry: entry.memory(values[0])),
+    "select": Function(_select),
+    # base field
+    "is_zero": Function(
+        lambda parameters, values, entry: int(values[0] == 0),
+        bound=1,
+        boolean=True,
+        simplify=_is_zero_rule,
+    ),
+    "inverse": Function(
+        lambda parameters, values, entry: pow(values[0], P - 2, P), simplify=_inverse_rule
+    ),
+    # u32
+    "lt": Function(
+        lambda parameters, values, entry: int(values[0] < values[1]),
+        bound=1,
+        boolean=True,
+        simplify=_lt_rule,
+    ),
+    "and": Function(
+        lambda parameters, values, entry: values[0] & values[1],
+        bound=U32_MAX,
+        commutative=True,
+        simplify=_and_rule,
+    ),
+    "xor": Function(
+        lambda parameters, values, entry: (values[0] ^ values[1]) % P,
+        bound=U32_MAX,
+        commutative=True,
+        simplify=_xor_rule,
+    ),
+    "log2": Function(
+        lambda parameters, values, entry: max(values[0].bit_length() - 1, 0), bound=31
+    ),
+    "pop_count": Function(lambda parameters, values, entry: values[0].bit_count(), bound=32),
+    "split_high": Function(
+        lambda parameters, values, entry: values[0] >> 32,
+        bound=U32_MAX,
+        simplify=_split_high_rule,
+    ),
+    "split_low": Function(
+        lambda parameters, values, entry: values[0] & U32_MAX,
+        bound=U32_MAX,
+        simplify=_split_low_rule,
+    ),
+    "quotient": Function(
+        lambda parameters, values, entry: values[0] // values[1] if values[1] else 0,
+        bound=U32_MAX,
+        simplify=_quotient_rule,
+    ),
+    "remainder": Function(
+        lambda parameters, values, entry: values[0] % values[1] if values[1] else 0,
+        bound=U32_MAX,
+        simplify=_remainder_rule,
+    ),
+    "power": Function(
+        lambda parameters, values, entry: pow(values[0], values[1], P), simplify=_power_rule
+    ),
+    "half": Function(lambda parameters, values, entry: values[0] >> 1, bound=(1 << 31) - 1),
+    # Tip5 and the extension field
+    "permutation": Function(
+        lambda parameters, values, entry: tip5.permutation(tuple(values))[parameters[0]]
+    ),
+    "merkle": Function(_merkle, simplify=_merkle_rule),
+    "x_inverse": Function(
+        lambda parameters, values, entry: (
+            xfield.inverse(tuple(values))[parameters[0]] if any(values) else 0
+        )
+    ),
+    # opaque arithmetic (compiler.verify.terms): evaluated, never free
+    "product": Function(lambda parameters, values, entry: values[0] * values[1] % P),
+    "exponent": Function(lambda parameters, values, entry: pow(values[0], parameters[0], P)),
+}
+
+
+def apply(table: TermTable, kind: str, parameters: tuple[int, ...], arguments) -> Poly:
+    """The application `kind(parameters; arguments)`, folded and simplified."""
+    function = FUNCTIONS[kind]
+    arguments = tuple(arguments)
+    constants = [argument.constant for argument in arguments]
+    if arguments and None not in constants and kind not in ("memory", "select"):
+        return table.constant(function.evaluate(parameters, constants, None) % P)
+    if function.simplify is not None:
+        simplified = function.simplify(table, parameters, arguments)
+        if simplified is not None:
+            return simplified
+    if function.commutative:
+        arguments = tuple(sorted(arguments, key=lambda argument: argument.serial))
+    return table.atom(kind, parameters, arguments, bound=function.bound, boolean=function.boolean)
+
+
+def leaf(table: TermTable, kind: str, *parameters: int) -> Poly:
+    """An entry value: stack word, input token, secret digest word or sponge word."""
+    return table.atom(kind, parameters)
+
+
+def rebuild(table: TermTable, atom: Atom, arguments: tuple[Poly, ...]) -> Poly:
+    """The atom with new arguments (opaque atoms are multiplied out again)."""
+    if atom.kind == "product":
+        return table.mul(*arguments)
+    if atom.kind == "exponent":
+        return table.power(arguments[0], atom.parameters[0])
+    return apply(table, atom.kind, atom.parameters, arguments)
+
+
+def substitute(
+    table: TermTable, poly: Poly, mapping: dict[int, Poly], memo: dict | None = None
+) -> Poly:
+    """`poly` with each atom whose serial is in `mapping` replaced, at any depth."""
+    memo = {} if memo is None else memo
+
+    def atom_value(serial: int) -> Poly:
+        if serial in memo:
+            return memo[serial]
+        if serial in mapping:
+            result = mapping[serial]
+        else:
+            atom = table.atoms[serial]
+            arguments = tuple(poly_value(argument) for argument in atom.arguments)
+            if all(new is old for new, old in zip(arguments, atom.arguments)):
+                result = table.poly({((serial, 1),): 1})
+            else:
+                result = rebuild(table, atom, arguments)
+        memo[serial] = result
+        return result
+
+    def poly_value(target: Poly) -> Poly:
+        key = ("poly", target.serial)
+        if key in memo:
+            return memo[key]
+        result = table.zero
+        for monomial, coefficient in target.terms.items():
+            term = table.constant(coefficient)
+            for serial, exponent in monomial:
+                term = table.mul(term, table.power(atom_value(serial), exponent))
+            result = table.add(result, term)
+        memo[key] = result
+        return result
+
+    return poly_value(poly)
+
+
+def _evaluate_with(table: TermTable, polys, atom_value: Callable[[Atom, Callable], int]):
+    memo: dict[int, int] = {}
+
+    def value_of_atom(serial: int) -> int:
+        if serial not in memo:
+            atom = table.atoms[serial]
+            memo[serial] = atom_value(atom, lambda: [value_of(a) for a in atom.arguments]) % P
+        return memo[serial]
+
+    def value_of(poly: Poly) -> int:
+        total = 0
+        for monomial, coefficient in poly.terms.items():
+            term = coefficient
+            for serial, exponent in monomial:
+                term = term * pow(value_of_atom(serial), exponent, P) % P
+            total += term
+        return total % P
+
+    return [value_of(poly) for poly in polys]
+
+
+def evaluate(table: TermTable, polys, entry: EntryValues) -> list[int]:
+    """The concrete values of `polys` when the block starts in `entry`."""
+
+    def atom_value(atom: Atom, arguments) -> int:
+        return FUNCTIONS[atom.kind].evaluate(atom.parameters, arguments(), entry)
+
+    return _evaluate_with(table, polys, atom_value)
+
+
+def evaluate_random(table: TermTable, polys, generator: random.Random) -> list[int]:
+    """Values at a random point: free atoms uniform in F_p, opaque atoms computed."""
+
+    def atom_value(atom: Atom, arguments) -> int:
+        if atom.opaque:
+            return FUNCTIONS[atom.kind].evaluate(atom.parameters, arguments(), None)
+        return generator.randrange(P)
+
+    return _evaluate_with(table, polys, atom_value)

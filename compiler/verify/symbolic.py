@@ -1,0 +1,207 @@
+"""Symbolic execution of one straight-line TASM block.
+
+Input: a block (a `vm.tasm.Program` or a sequence of `Op`s, with no `skiz`,
+`call`, `return`, `recurse` or `recurse_or_return`) and a `TermTable`.
+Output: a `Summary` -- what the block does to every entry state at once:
+
+* the exit stack as polynomials in the entry words `s0, s1, ...` (s0 = entry
+  st0) and in atoms for everything that is not a polynomial (tasm.md §8.2);
+* the failure conditions: canonical guards (compiler.verify.guards) with the
+  error kind of their first occurrence, the entry stack length below which the
+  block fails with TooShallow, the input tokens it consumes (a stream that runs
+  dry fails), and whether it needs the sponge initialized on entry;
+* its effects: public output, the final RAM writes, the Tip5 permutation inputs
+  and the exit sponge state; whether it halts.
+
+The entry stack is materialized lazily: the symbolic stack holds the top of the
+real stack, and every word below it is an untouched entry word.  The stack
+depth facts (net change per instruction) come from `vm.isa`; a handler that
+changes the stack by anything else trips an internal assertion.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from compiler.verify import guards
+from compiler.verify.functions import apply, leaf
+from compiler.verify.guards import Guard
+from compiler.verify.symbolic_handlers import HANDLERS
+from compiler.verify.terms import Expression, Poly, TermTable
+from vm.isa import Arg
+from vm.tasm import Op, Program
+
+CONTROL_FLOW = frozenset({"skiz", "call", "return", "recurse", "recurse_or_return"})
+MINIMUM_STACK = 16  # the op stack never holds fewer words (tasm.md §6)
+
+
+class BlockError(ValueError):
+    """A block the checker does not take: it contains control flow."""
+
+    def __init__(self, op: Op, index: int):
+        where = f"line {op.line}" if op.line else f"instruction {index}"
+        super().__init__(
+            f"'{op.text}' at {where} is control flow; only straight-line blocks can be compared"
+        )
+        self.op = op
+        self.index = index
+
+
+@dataclass
+class Summary:
+    """The symbolic meaning of one block (see the module docstring)."""
+
+    stack: list[Poly]  # the exit stack above the untouched entry words, bottom first
+    entry_depth: int  # entry words s0 .. s(entry_depth - 1) were read or removed
+    depth_threshold: int  # the smallest entry stack length without TooShallow (>= 16)
+    guards: dict[Guard, str]  # canonical guard -> error kind, in order of first occurrence
+    output: list[Poly]
+    writes: list[tuple[Poly, Poly]]  # (address, value), in order
+    permutations: list[tuple]  # one key per Tip5 permutation
+    reads: dict[str, int]  # tokens consumed: public, secret, digest
+    sponge_required: bool  # uses the sponge before any sponge_init
+    sponge: tuple[Poly, ...] | None  # the exit sponge state; None when never touched
+    halted: bool
+    constants: set[int] = field(default_factory=set)  # push/addi arguments
+
+    @property
+    def always_fails(self) -> bool:
+        return guards.NEVER in self.guards
+
+    def exit_stack(self, table: TermTable, entry_depth: int) -> list[Poly]:
+        """The exit stack down to entry word `entry_depth - 1`, bottom first."""
+        below = [leaf(table, "stack", index) for index in range(entry_depth - 1, -1, -1)]
+        untouched = below[: max(0, entry_depth - self.entry_depth)]
+        return untouched + self.stack
+
+
+class State:
+    """The symbolic machine while one block runs."""
+
+    def __init__(self, table: TermTable):
+        self.table = table
+        self.stack: list[Poly] = []  # bottom first
+        self.materialized = 0
+        self.guards: dict[Guard, str] = {}
+        self.output: list[Poly] = []
+        self.writes: list[tuple[Poly, Poly]] = []
+        self.permutations: list[tuple] = []
+        self.reads = {"public": 0, "secret": 0, "digest": 0}
+        self.sponge: tuple[Poly, ...] | None = None
+        self.sponge_required = False
+        self.halted = False
+
+    # --- the op stack ---------------------------------------------------------------------
+
+    def ensure(self, count: int) -> None:
+        while len(self.stack) < count:
+            self.stack.insert(0, leaf(self.table, "stack", self.materialized))
+            self.materialized += 1
+
+    def peek(self, index: int) -> Poly:
+        self.ensure(index + 1)
+        return self.stack[-1 - index]
+
+    def put(self, index: int, value: Poly) -> None:
+        self.ensure(index + 1)
+        self.stack[-1 - index] = value
+
+    def pop(self) -> Poly:
+        self.ensure(1)
+        return self.stack.pop()
+
+    def push(self, value: Poly) -> None:
+        self.stack.append(value)
+
+    def top_xfield(self, depth: int = 0) -> tuple:
+        """The X-field element whose c0 is st_depth, as (c0, c1, c2) expressions."""
+        return tuple(Expression(self.table, self.peek(depth + k)) for k in range(3))
+
+    def put_xfield(self, depth: int, element) -> None:
+        for k in range(3):
+            self.put(depth + k, element[k].poly)
+
+    # --- guards, memory, Tip5 -------------------------------------------------------------
+
+    def require(self, conditions: tuple[Guard, ...], kind: str) -> None:
+        for guard in conditions:
+            self.guards.setdefault(guard, kind)
+
+    def read(self, address: Poly) -> Poly:
+        """RAM[address]: read-over-write through the block's writes."""
+        table = self.table
+        for index in range(len(self.writes) - 1, -1, -1):
+            written_address, value = self.writes[index]
+            difference = table.sub(written_address, address)
+            if difference is table.zero:
+                return value
+            if difference.constant is None:  # may alias: an uninterpreted read
+                arguments: list[Poly] = []
+                for earlier_address, earlier_value in self.writes[: index + 1]:
+                    if table.sub(earlier_address, address).constant is None:
+                        arguments += [earlier_address, earlier_value]
+                return apply(table, "select", (), (*arguments, address))
+        return apply(table, "memory", (), (address,))
+
+    def read_xfield(self, address: Poly) -> tuple:
+        table = self.table
+        return tuple(Expression(table, self.read(table.add_constant(address, k))) for k in range(3))
+
+    def permute(self, words: Sequence[Poly]) -> list[Poly]:
+        """The 16 output words of one Tip5 permutation, recorded as an effect."""
+        self.permutations.append(("tip5", *words))
+        return [apply(self.table, "permutation", (k,), words) for k in range(16)]
+
+    def require_sponge(self) -> tuple[Poly, ...]:
+        if self.sponge is None:
+            self.sponge_required = True
+            self.sponge = tuple(leaf(self.table, "sponge", k) for k in range(16))
+        return self.sponge
+
+    def constant(self, value: int) -> Poly:
+        return self.table.constant(value)
+
+
+def block_ops(block) -> tuple[Op, ...]:
+    """The ops of a `Program` or a sequence of `Op`s; BlockError for control flow."""
+    ops = tuple(block.ops if isinstance(block, Program) else block)
+    for index, op in enumerate(ops):
+        if op.instruction.name in CONTROL_FLOW:
+            raise BlockError(op, index)
+    return ops
+
+
+def execute(block, table: TermTable) -> Summary:
+    """Run `block` on a symbolic entry state; see the module docstring."""
+    state = State(table)
+    height = 0  # stack length relative to the entry length
+    lowest = 0  # the lowest relative length any step needs
+    constants: set[int] = set()
+    for op in block_ops(block):
+        instruction, argument = op.instruction, op.argument
+        if instruction.arg is Arg.FIELD:
+            constants.add(argument)
+        delta = instruction.stack_delta(argument)
+        lowest = min(lowest, height + delta)
+        before = len(state.stack) - state.materialized
+        HANDLERS[instruction.name](state, argument)
+        height += delta
+        if len(state.stack) - state.materialized != before + delta:
+            raise AssertionError(f"symbolic '{op.text}' changed the stack by the wrong amount")
+        if state.halted:
+            break
+    return Summary(
+        stack=state.stack,
+        entry_depth=state.materialized,
+        depth_threshold=MINIMUM_STACK - lowest,
+        guards=state.guards,
+        output=state.output,
+        writes=state.writes,
+        permutations=state.permutations,
+        reads=state.reads,
+        sponge_required=state.sponge_required,
+        sponge=state.sponge,
+        halted=state.halted,
+        constants=constants,
+    )
