@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from vm import interp, tables, tasm
+from vm import interp, jit, tables, tasm
 from vm.interp import DEFAULT_MAX_STEPS, VMError
 from vm.tables import Heights
 
@@ -61,10 +61,23 @@ def assemble(text: str, isa: str = "rel") -> tasm.Program:
     return tasm.parse(text, isa)
 
 
+ENGINES = {
+    "auto": jit.execute_auto,  # the interpreter, or the JIT for long runs (vm.jit)
+    "jit": jit.execute,  # raises vm.jit.JitUnavailable without llvmlite
+    "interp": interp.execute,
+}
+
+
 def execute(
-    program: tasm.Program, inputs: Inputs = Inputs(), max_steps: int = DEFAULT_MAX_STEPS
+    program: tasm.Program,
+    inputs: Inputs = Inputs(),
+    max_steps: int = DEFAULT_MAX_STEPS,
+    engine: str = "auto",
 ) -> Result:
-    run = interp.execute(
+    """Run `program` on `engine` ("auto", "jit" or "interp"); every engine gives the same result."""
+    if engine not in ENGINES:
+        raise ValueError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
+    run = ENGINES[engine](
         program,
         public_input=inputs.public,
         secret_input=inputs.secret,
@@ -83,6 +96,7 @@ def run_tasm(
     ram: Mapping[int, int] | None = None,
     isa: str = "rel",
     max_steps: int = DEFAULT_MAX_STEPS,
+    engine: str = "auto",
 ) -> Result:
     """Assemble and run TASM text in one call."""
     inputs = Inputs(
@@ -91,4 +105,4 @@ def run_tasm(
         tuple(tuple(digest) for digest in secret_digests),
         tuple((ram or {}).items()),
     )
-    return execute(assemble(text, isa), inputs, max_steps)
+    return execute(assemble(text, isa), inputs, max_steps, engine)

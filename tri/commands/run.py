@@ -25,6 +25,7 @@ from tri.commands.common import (
 from tri.commands.source import add_source_options, load_checked
 from vm.interp import DEFAULT_MAX_STEPS
 from vm.isa import ISAS
+from vm.jit import JitUnavailable
 from vm.tables import REPORT_ORDER
 
 
@@ -69,6 +70,14 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help=f"stop with StepLimitExceeded after N cycles (default {DEFAULT_MAX_STEPS})",
     )
+    parser.add_argument(
+        "--engine",
+        choices=api.ENGINES,
+        default="auto",
+        help="interp: the interpreter; jit: native code via llvmlite; auto (default): the "
+        "interpreter, moving to the JIT once a run has lasted long enough to pay for "
+        "compiling (see docs/vm.md). All give identical results",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
         "--reference",
@@ -86,7 +95,10 @@ def _execute(arguments) -> api.Result:
         digests=tuple(arguments.digest),
         ram=tuple(cell for cells in arguments.ram for cell in cells),
     )
-    return api.execute(program, inputs, arguments.max_steps)
+    try:
+        return api.execute(program, inputs, arguments.max_steps, arguments.engine)
+    except JitUnavailable as error:
+        raise UsageError(f"error: --engine jit: {error}") from None
 
 
 def _report_error(result: api.Result) -> None:

@@ -1,0 +1,258 @@
+"""JIT speed: the JIT against the interpreter on four loops, and against C on the field loop.
+
+Each loop runs on both engines and its nine table heights are computed; times
+cover the run and the heights together, best of `--repeat`, with compiled code
+already cached (compile time is a separate column: IR generation plus LLVM,
+cache bypassed).  The field loop (Fibonacci to 100,000) is also written in C,
+compiled with `cc -O2` into a temporary directory and timed inside the C
+program: the physical-limit anchor.  Prints a table (markdown with --markdown).
+
+    python benchmarks/jit_speed.py [--scale 1.0] [--repeat 5] [--markdown]
+
+JIT runs are repeated for at least half a second each and the best taken, the C loop
+200 times: the minimum is what the machine can do when nothing else runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import subprocess
+import tempfile
+import time
+from functools import partial
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from vm import interp, jit, tables, tip5
+from vm.jit import compiler, support
+from vm.jit.codegen import generate
+from vm.tasm import parse
+
+FIELD_LOOP = """
+    // Fibonacci: field additions, stack shuffles, a loop through recurse.
+    push 0 push 1 read_io 1 dup 0 skiz call fib_loop pop 1 write_io 1 halt
+fib_loop:
+    push -1 add swap 2 dup 1 add swap 1 swap 2 dup 0 skiz recurse return
+"""
+
+U32_LOOP = """
+    // Mixes div_mod, xor, pop_count, log_2_floor, lt, pow and split on a counter.
+    push 0 read_io 1 call loop pop 1 write_io 1 halt
+loop:
+    dup 0 push 0 eq skiz return
+    push 1000 dup 1 div_mod xor pop_count
+    dup 1 log_2_floor add
+    dup 1 push 3 lt add
+    dup 1 push 2 pow split pop 1 add
+    swap 2 pick 2 add swap 1
+    addi -1 recurse
+"""
+
+MEMORY_LOOP = """
+    // Triton VM's memory benchmark: write five words, read them back, move the pointer.
+    dup 15 dup 15 dup 15 dup 15 dup 15 read_io 1 call write_then_read halt
+write_then_read:
+    dup 0 push 0 eq skiz return write_mem 5 read_mem 5 addi -1 recurse
+"""
+
+HASH_LOOP = """
+    // One Tip5 permutation per iteration, on a different input each time.
+    read_io 1 call loop halt
+loop:
+    dup 0 push 0 eq skiz return
+    dup 0 dup 0 dup 0 dup 0 dup 0 dup 0 dup 0 dup 0 dup 0 dup 0 hash pop 5
+    addi -1 recurse
+"""
+
+LOOPS = {
+    "field (fibonacci)": (FIELD_LOOP, 100_000),
+    "u32": (U32_LOOP, 40_000),
+    "memory": (MEMORY_LOOP, 100_000),
+    "hash": (HASH_LOOP, 20_000),
+}
+
+C_FIELD_LOOP = r"""
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+#define P 0xFFFFFFFF00000001ULL
+/* The TASM field loop: a field addition of -1 to the counter, one for the sum. */
+static inline uint64_t field_add(uint64_t a, uint64_t b) {
+    uint64_t negated = P - b, difference = a - negated;
+    return a < negated ? difference + P : difference;
+}
+__attribute__((noinline)) static uint64_t fibonacci(uint64_t n) {
+    uint64_t a = 0, b = 1;
+    while (n != 0) {
+        n = field_add(n, P - 1);
+        uint64_t sum = field_add(a, b);
+        a = b;
+        b = sum;
+    }
+    return b;
+}
+int main(int argc, char **argv) {
+    uint64_t n = strtoull(argv[1], 0, 10), result = 0;
+    int repeat = atoi(argv[2]);
+    double best = 1e9;
+    for (int r = 0; r < repeat; r++) {
+        struct timespec start, end;
+        volatile uint64_t input = n;
+        clock_gettime(CLOCK_MONOTONIC, &start);
+        result = fibonacci(input);
+        __asm__ volatile("" : : "r"(result) : "memory"); /* computed inside the timing */
+        clock_gettime(CLOCK_MONOTONIC, &end);
+        double seconds = (end.tv_sec - start.tv_sec) + (end.tv_nsec - start.tv_nsec) * 1e-9;
+        if (seconds < best) best = seconds;
+    }
+    printf("%llu %.9f\n", (unsigned long long)result, best);
+    return 0;
+}
+"""
+
+
+def best_time(action, repeat: int, least_seconds: float = 0.5) -> tuple[float, object]:
+    """The best of `repeat` runs, or of as many as fit in `least_seconds` if that is more:
+    short runs are repeated until the minimum is stable on a busy machine."""
+    best, result, spent, runs = float("inf"), None, 0.0, 0
+    while runs < repeat or spent < least_seconds:
+        start = time.perf_counter()
+        result = action()
+        elapsed = time.perf_counter() - start
+        best, spent, runs = min(best, elapsed), spent + elapsed, runs + 1
+    return best, result
+
+
+def run_with_tables(engine, program, count: int):
+    run = engine(program, public_input=[count])
+    assert run.error is None, run.error
+    return run, tables.heights(run)
+
+
+def compile_seconds(program, repeat: int) -> float:
+    """IR generation and LLVM for `program`, without any cache."""
+    return best_time(lambda: compiler.object_code(generate(program, "benchmark")), repeat, 0.0)[0]
+
+
+def c_anchor(count: int, repeat: int) -> tuple[float | None, str]:
+    """Seconds of the C field loop, or None and the reason it could not run."""
+    compiler_path = shutil.which("cc")
+    if compiler_path is None:
+        return None, "no C compiler (cc) on PATH"
+    with tempfile.TemporaryDirectory() as directory:
+        source, binary = Path(directory) / "fibonacci.c", Path(directory) / "fibonacci"
+        source.write_text(C_FIELD_LOOP)
+        built = subprocess.run([compiler_path, "-O2", "-o", binary, source], capture_output=True)
+        if built.returncode != 0:
+            return None, f"cc -O2 failed: {built.stderr.decode().strip()[:200]}"
+        output = subprocess.run([binary, str(count), str(max(repeat, 200))], capture_output=True)
+        result, seconds = output.stdout.decode().split()
+    return float(seconds), result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every loop count")
+    parser.add_argument("--repeat", type=int, default=5, help="take the best of this many runs")
+    parser.add_argument("--markdown", action="store_true", help="print markdown tables")
+    arguments = parser.parse_args()
+    tip5.permutation((0,) * 16)  # load the compiled Tip5 kernels (tables use them) before timing
+    support_seconds = best_time(support.support, 1, 0.0)[0]
+    rows, field = [], None
+    for name, (text, count) in LOOPS.items():
+        count = max(1, int(count * arguments.scale))
+        program = parse(text)
+        jit.execute(program, public_input=[1])  # compile (or load) before timing
+        on_interpreter = partial(run_with_tables, interp.execute, program, count)
+        interp_repeat = max(1, arguments.repeat // 2)
+        interp_seconds, (expected, _) = best_time(on_interpreter, interp_repeat, 0.0)
+        on_jit = partial(run_with_tables, jit.execute, program, count)
+        jit_seconds, (actual, heights) = best_time(on_jit, arguments.repeat)
+        assert actual == expected, f"{name}: the engines disagree"
+        empty_seconds = best_time(partial(run_with_tables, jit.execute, program, 0), 5)[0]
+        rows.append(
+            (
+                name,
+                f"{actual.cycles:,}",
+                f"{interp_seconds:.4f}",
+                f"{jit_seconds:.4f}",
+                f"{interp_seconds / jit_seconds:.0f}x",
+                f"{actual.cycles / jit_seconds / 1e6:.0f}",
+                f"{empty_seconds * 1e3:.2f}",
+                f"{compile_seconds(program, 3) * 1e3:.0f}",
+                f"2^{heights.padded_height.bit_length() - 1}",
+            )
+        )
+        if field is None:
+            field = (count, jit_seconds, empty_seconds, actual.output)
+    header = (
+        "loop",
+        "cycles",
+        "interpreter s",
+        "JIT s",
+        "speed-up",
+        "JIT M instr/s",
+        "JIT fixed ms",
+        "compile ms",
+        "padded height",
+    )
+    count, jit_seconds, empty_seconds, output = field
+    c_seconds, c_result = c_anchor(count, arguments.repeat)
+    if c_seconds is None:
+        anchor = [(f"C anchor skipped: {c_result}",)]
+    else:
+        assert int(c_result) == output[0], "the C loop computes another number"
+        anchor = [
+            (
+                f"fibonacci to {count:,}",
+                f"{c_seconds * 1e3:.3f}",
+                f"{jit_seconds * 1e3:.3f}",
+                f"{jit_seconds / c_seconds:.1f}x",
+                f"{(jit_seconds - empty_seconds) * 1e3:.3f}",
+                f"{(jit_seconds - empty_seconds) / c_seconds:.1f}x",
+            )
+        ]
+    anchor_header = (
+        "field loop",
+        "C -O2 ms",
+        "JIT ms (run + tables)",
+        "JIT / C",
+        "JIT ms less fixed cost",
+        "JIT / C (loop only)",
+    )
+    note = (
+        f"Tip5 support code: {support_seconds * 1e3:.0f} ms to compile or load (once per process)"
+    )
+    if arguments.markdown:
+        for head, body in ((header, rows), (anchor_header, anchor)):
+            print("| " + " | ".join(head) + " |")
+            print("|" + "---|" * len(head))
+            for row in body:
+                print("| " + " | ".join(row) + " |")
+            print()
+        print(note)
+        return
+    console = Console()
+    table = Table(title="JIT against the interpreter, all nine tables recorded")
+    for column in header:
+        table.add_column(column, justify="left" if column == "loop" else "right")
+    for row in rows:
+        table.add_row(*row)
+    console.print(table)
+    anchor_table = Table(title="JIT against C (cc -O2), the field loop")
+    if c_seconds is None:
+        console.print(anchor[0][0])
+    else:
+        for column in anchor_header:
+            anchor_table.add_column(column, justify="left" if column == "field loop" else "right")
+        anchor_table.add_row(*anchor[0])
+        console.print(anchor_table)
+    console.print(note)
+
+
+if __name__ == "__main__":
+    main()

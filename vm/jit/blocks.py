@@ -1,0 +1,247 @@
+"""Basic blocks of a program, and the guards that checkpoints make for them.
+
+Input: an assembled `Program`; output: `BlockMap`, the straight-line blocks
+the code generator compiles and the runtime counts.  A block starts at address
+0, at a `call` target, after a control-flow instruction (`TERMINATORS`) and at
+`skiz`'s skip address; it ends at a control-flow instruction or where the next
+block starts.  The JIT counts executions per block, not per address: every
+instruction of a block runs as often as the block is entered, except in the
+block where a run stops.
+
+Only *checkpoints* -- address 0, `call` targets and the addresses after
+`call`s, which is everywhere `call`, `return` and `recurse` can go -- test
+anything on entry.  All other edges (fall-through, `skiz`) go forward, so
+every loop passes a checkpoint, and the code from a checkpoint to the next one
+is a DAG: its *region*.  A checkpoint's `Guard` holds, over every path through
+its region, the most steps taken, the op-stack depth needed so that no
+instruction is TooShallow (tasm.md §7, with the interpreter's per-instruction
+`16 - min(0, delta)`), the most the op stack grows, and bounds on what is
+appended to the jump stack, RAM, output and the two effect logs.  If the guard
+holds, nothing in the region can run out of steps, stack or buffer space.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from functools import cached_property
+
+from vm.tasm import Op, Program
+
+MINIMUM_DEPTH = 16  # the op stack always holds 16 words (tasm.md §6)
+TERMINATORS = frozenset({"halt", "skiz", "call", "return", "recurse", "recurse_or_return"})
+U32_ENTRIES = {"div_mod": 2}  # u32 entries per execution; 1 for every other u32 instruction
+
+
+def required_depth(op: Op) -> int:
+    """The op-stack length this instruction needs before it runs (tasm.md §7)."""
+    return MINIMUM_DEPTH - min(0, op.instruction.stack_delta(op.argument))
+
+
+def u32_entries(op: Op) -> int:
+    return U32_ENTRIES.get(op.instruction.name, 1) if op.instruction.u32 else 0
+
+
+def permutations(op: Op) -> int:
+    """Tip5 permutations per execution: every 6 hash-table rows are one (tasm.md §9.6)."""
+    return op.instruction.hash_rows // 6
+
+
+def outputs(op: Op) -> int:
+    return op.argument if op.instruction.name == "write_io" else 0
+
+
+@dataclass(frozen=True)
+class Guard:
+    """What a stretch of code needs before it runs; see the module docstring."""
+
+    steps: int = 0
+    need: int = MINIMUM_DEPTH  # op-stack length needed at entry
+    growth: int = 0  # most words the op stack grows by at any point
+    calls: int = 0
+    ram_accesses: int = 0  # RAM words read or written: a bound on new RAM cells
+    outputs: int = 0
+    u32_entries: int = 0
+    permutations: int = 0
+
+    def then(self, delta: int, later: Guard) -> Guard:
+        """This stretch (net stack change `delta`) followed by `later`."""
+        return Guard(
+            steps=self.steps + later.steps,
+            need=max(self.need, later.need - delta),
+            growth=max(self.growth, delta + later.growth),
+            calls=self.calls + later.calls,
+            ram_accesses=self.ram_accesses + later.ram_accesses,
+            outputs=self.outputs + later.outputs,
+            u32_entries=self.u32_entries + later.u32_entries,
+            permutations=self.permutations + later.permutations,
+        )
+
+    def widest(self, other: Guard) -> Guard:
+        """The larger requirement of two alternative stretches, field by field."""
+        return Guard(*(max(getattr(self, f.name), getattr(other, f.name)) for f in fields(self)))
+
+
+def _instruction_guard(op: Op) -> Guard:
+    delta = op.instruction.stack_delta(op.argument)
+    return Guard(
+        steps=1,
+        need=required_depth(op),
+        growth=max(0, delta),
+        calls=int(op.instruction.name == "call"),
+        ram_accesses=op.instruction.ram_accesses(op.argument),
+        outputs=outputs(op),
+        u32_entries=u32_entries(op),
+        permutations=permutations(op),
+    )
+
+
+@dataclass(frozen=True)
+class Block:
+    """A straight-line run of instructions, entered only at its first one."""
+
+    index: int
+    op_indices: tuple[int, ...]
+    addresses: tuple[int, ...]
+    delta: int  # net op-stack change of the whole block
+    own: Guard  # what the block alone needs
+    successors: tuple[int, ...]  # addresses reached by fall-through or skiz (forward)
+
+    @property
+    def start(self) -> int:
+        return self.addresses[0]
+
+    @property
+    def length(self) -> int:
+        return len(self.op_indices)
+
+
+@dataclass(frozen=True)
+class BlockMap:
+    """The blocks of one program, its checkpoints and their guards."""
+
+    program: Program
+    blocks: tuple[Block, ...]
+
+    @cached_property
+    def by_start(self) -> dict[int, Block]:
+        return {block.start: block for block in self.blocks}
+
+    @cached_property
+    def block_of_address(self) -> list[int]:
+        """Block index per word address (length L + 1); -1 for L and argument words."""
+        table = [-1] * (self.program.length + 1)
+        for block in self.blocks:
+            for address in block.addresses:
+                table[address] = block.index
+        return table
+
+    @cached_property
+    def call_returns(self) -> tuple[int, ...]:
+        """Addresses a `return` can go to: each `call`'s following address."""
+        return tuple(sorted({following(self.program, index) for index in self._calls}))
+
+    @cached_property
+    def call_targets(self) -> tuple[int, ...]:
+        """Addresses a `recurse` can go to: each `call`'s target."""
+        return tuple(sorted({self.program.ops[index].argument for index in self._calls}))
+
+    @cached_property
+    def _calls(self) -> list[int]:
+        return [i for i, op in enumerate(self.program.ops) if op.instruction.name == "call"]
+
+    @cached_property
+    def checkpoints(self) -> frozenset[int]:
+        """Block starts where runs may enter compiled code and guards are tested."""
+        candidates = {0, *self.call_targets, *self.call_returns}
+        return frozenset(address for address in candidates if address in self.by_start)
+
+    @cached_property
+    def guards(self) -> dict[int, Guard]:
+        """The guard of each checkpoint, over its whole region."""
+        reach = self._reach
+        return {address: reach[address] for address in self.checkpoints}
+
+    @cached_property
+    def _reach(self) -> dict[int, Guard]:
+        """Guard of the code from each block start to the next checkpoint, bottom-up."""
+        table: dict[int, Guard] = {}
+        overflow = Guard(steps=1)  # running past the end fails, if a step is left
+
+        def onward(address: int) -> Guard:
+            if address == self.program.length:
+                return overflow
+            if address in self.checkpoints:
+                return Guard()
+            return table[address]
+
+        for block in reversed(self.blocks):
+            later = None
+            for address in block.successors:
+                later = onward(address) if later is None else later.widest(onward(address))
+            table[block.start] = block.own.then(block.delta, later) if later else block.own
+        return table
+
+
+def following(program: Program, index: int) -> int:
+    """The address after op `index`: the next instruction, or L after the last."""
+    return program.addresses[index + 1] if index + 1 < len(program.ops) else program.length
+
+
+def skip_target(program: Program, index: int) -> int | None:
+    """Where `skiz` at op `index` goes on 0; None if there is no next instruction to skip."""
+    if index + 2 < len(program.ops):
+        return program.addresses[index + 2]
+    return program.length if index + 1 < len(program.ops) else None
+
+
+def leaders(program: Program) -> set[int]:
+    """Op indices at which a block starts."""
+    starts = {0} if program.ops else set()
+    index_of = program.op_index
+    for index, op in enumerate(program.ops):
+        name = op.instruction.name
+        if name == "call" and op.argument in index_of:  # a label at L is no instruction
+            starts.add(index_of[op.argument])
+        if name in TERMINATORS and index + 1 < len(program.ops):
+            starts.add(index + 1)
+        if name == "skiz" and index + 2 < len(program.ops):
+            starts.add(index + 2)
+    return starts
+
+
+def _successors(program: Program, last: int) -> tuple[int, ...]:
+    """Forward successors of the block ending with op `last`."""
+    name = program.ops[last].instruction.name
+    if name == "skiz":
+        skip = skip_target(program, last)
+        return (following(program, last),) + (() if skip is None else (skip,))
+    if name in TERMINATORS:
+        return ()
+    return (following(program, last),)
+
+
+def _block(program: Program, number: int, op_indices: list[int]) -> Block:
+    own, delta = Guard(), 0
+    for index in op_indices:
+        op = program.ops[index]
+        own = own.then(delta, _instruction_guard(op))
+        delta += op.instruction.stack_delta(op.argument)
+    return Block(
+        index=number,
+        op_indices=tuple(op_indices),
+        addresses=tuple(program.addresses[index] for index in op_indices),
+        delta=delta,
+        own=own,
+        successors=_successors(program, op_indices[-1]),
+    )
+
+
+def split_blocks(program: Program) -> BlockMap:
+    starts = leaders(program)
+    groups: list[list[int]] = []
+    for index in range(len(program.ops)):
+        if index in starts:
+            groups.append([])
+        groups[-1].append(index)
+    blocks = tuple(_block(program, number, group) for number, group in enumerate(groups))
+    return BlockMap(program, blocks)

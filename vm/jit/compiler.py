@@ -1,0 +1,203 @@
+"""Native code from IR: LLVM set-up, the optimization pipeline and the code caches.
+
+Input: a cache key, a symbol name and a function that builds IR text; output:
+the address of the compiled symbol in this process.  Object code is cached
+twice: in this process (a dict from key to address), and on disk as one
+relocatable object file per key, so that a second run of the same program --
+in this process or a later one -- skips code generation and LLVM entirely.
+
+The disk cache lives in `$TRI_JIT_CACHE` if set (`off` disables it), else in
+`$XDG_CACHE_HOME/tri/jit` (default `~/.cache/tri/jit`).  Keys include a
+fingerprint of the JIT's own sources, the llvmlite version and the host CPU,
+so stale code is never loaded.  Everything here imports llvmlite lazily.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+OPTIMIZATION_LEVEL = 2
+_SOURCES = ("vm/jit", "vm/isa.py", "vm/tip5.py", "vm/field.py", "vm/tasm.py")
+_ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A compiled symbol: its address, and how long getting it took."""
+
+    address: int
+    seconds: float
+    source: str  # "memory", "disk" or "compiled"
+
+
+@cache
+def llvm():
+    """llvmlite.binding with the native target initialized."""
+    import llvmlite.binding as binding
+
+    binding.initialize_native_target()
+    binding.initialize_native_asmprinter()
+    return binding
+
+
+@cache
+def target_machine():
+    binding = llvm()
+    target = binding.Target.from_default_triple()
+    return target.create_target_machine(
+        cpu=binding.get_host_cpu_name(),
+        features=binding.get_host_cpu_features().flatten(),
+        opt=OPTIMIZATION_LEVEL,
+        codemodel="jitdefault",
+        jit=True,
+    )
+
+
+@cache
+def _engine():
+    binding = llvm()
+    return binding.create_mcjit_compiler(binding.parse_assembly(""), target_machine())
+
+
+@cache
+def fingerprint() -> str:
+    """What compiled code depends on besides the program: our sources, llvmlite, the CPU."""
+    import llvmlite
+
+    binding = llvm()
+    digest = hashlib.sha256()
+    for name in _SOURCES:
+        path = _ROOT / name
+        for file in sorted(path.glob("*.py")) if path.is_dir() else [path]:
+            digest.update(file.name.encode())
+            digest.update(file.read_bytes())
+    digest.update(llvmlite.__version__.encode())
+    digest.update(binding.get_host_cpu_name().encode())
+    digest.update(binding.get_host_cpu_features().flatten().encode())
+    digest.update(repr((OPTIMIZATION_LEVEL, PASSES)).encode())
+    return digest.hexdigest()
+
+
+def cache_directory() -> Path | None:
+    """Where object code is kept between processes; None if the disk cache is off."""
+    configured = os.environ.get("TRI_JIT_CACHE")
+    if configured == "off":
+        return None
+    if configured:
+        return Path(configured)
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "tri" / "jit"
+
+
+_in_memory: dict[str, int] = {}
+
+
+def is_cached(key: str) -> bool:
+    """Whether `key` can be loaded without compiling (this process or the disk cache)."""
+    if key in _in_memory:
+        return True
+    directory = cache_directory()
+    return directory is not None and (directory / f"{key}.o").is_file()
+
+
+# A short pipeline instead of LLVM's O2: the IR is straight-line blocks whose stack words
+# are already SSA values, so promoting the registers, combining, value numbering and
+# removing dead stores gives the code O2 gives, in a third of the time.
+PASSES = (
+    "sroa",
+    "instruction_combine",
+    "simplify_cfg",
+    "new_gvn",
+    "dead_store_elimination",
+    "instruction_combine",
+    "simplify_cfg",
+)
+
+
+def optimize(module, full: bool = False) -> None:
+    """The short pipeline, or LLVM's O3 with `full` (for code compiled once per machine)."""
+    binding = llvm()
+    options = binding.create_pipeline_tuning_options(speed_level=3 if full else OPTIMIZATION_LEVEL)
+    builder = binding.create_pass_builder(target_machine(), options)
+    if full:
+        builder.getModulePassManager().run(module, builder)
+        return
+    manager = binding.create_new_module_pass_manager()
+    for name in PASSES:
+        getattr(manager, f"add_{name}_pass")()
+    manager.run(module, builder)
+
+
+def object_code(ir_text: str, full: bool = False) -> bytes:
+    """Verify, optimize and compile IR text to a relocatable object file."""
+    module = llvm().parse_assembly(ir_text)
+    module.verify()
+    optimize(module, full)
+    return target_machine().emit_object(module)
+
+
+def _read(path: Path | None) -> bytes | None:
+    try:
+        return path.read_bytes() if path is not None else None
+    except OSError:
+        return None
+
+
+def _write(path: Path | None, data: bytes) -> None:
+    """Store object code atomically; a cache that cannot be written is skipped."""
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        os.replace(temporary, path)
+    except OSError:
+        pass
+
+
+def load(key: str, symbol: str, build: Callable[[], str], full: bool = False) -> Compiled:
+    """The address of `symbol`, compiling `build()` only if neither cache has `key`
+    (with LLVM's full O3 pipeline if `full`)."""
+    start = time.perf_counter()
+    if key in _in_memory:
+        return Compiled(_in_memory[key], time.perf_counter() - start, "memory")
+    directory = cache_directory()
+    path = directory / f"{key}.o" if directory is not None else None
+    data = _read(path)
+    source = "disk"
+    if data is None:
+        data = object_code(build(), full)
+        _write(path, data)
+        source = "compiled"
+    binding = llvm()
+    engine = _engine()
+    engine.add_object_file(binding.ObjectFileRef.from_data(data))
+    engine.finalize_object()
+    address = address_of(symbol)
+    _in_memory[key] = address
+    return Compiled(address, time.perf_counter() - start, source)
+
+
+def address_of(symbol: str) -> int:
+    """The address of a symbol of object code that `load` has loaded."""
+    address = _engine().get_function_address(symbol)
+    if not address:
+        raise RuntimeError(f"JIT: symbol {symbol} is missing from the loaded object code")
+    return address
+
+
+def key_for(*parts: object) -> str:
+    """A cache key: the fingerprint and `parts`, hashed."""
+    digest = hashlib.sha256(fingerprint().encode())
+    for part in parts:
+        digest.update(repr(part).encode())
+    return digest.hexdigest()[:40]

@@ -1,0 +1,233 @@
+"""IR emitters of the instructions that use RAM, Tip5 or the extension field: memory,
+hashing and the sponge, X-field arithmetic, Merkle, dot and Horner steps (tasm.md §8.2).
+
+The counterpart of `vm.handlers.coprocessor`, with the conventions of
+`vm.jit.instructions`: checks first, in the handler's order, then changes.
+"""
+
+from __future__ import annotations
+
+from vm.jit import arith
+from vm.jit.arith import constant
+from vm.jit.layout import DIGEST_WORDS, Control
+
+ONES = [constant(1)] * 6  # the capacity of a fixed-length hash (tasm.md §10.4)
+
+# --- memory ------------------------------------------------------------------------------
+
+
+def _read_mem(context, op):
+    pointer = context.value(0)
+    values = [context.ram_read(pointer, -offset) for offset in range(op.argument)]
+    context.pop()
+    for value in values:
+        context.push(value)
+    context.push(context.minus(pointer, op.argument))
+
+
+def _write_mem(context, op):
+    pointer = context.value(0)
+    for offset in range(op.argument):
+        context.ram_write(pointer, offset, context.value(offset + 1))
+    context.pop(op.argument + 1)
+    context.push(context.plus(pointer, op.argument))
+
+
+# --- hashing ---------------------------------------------------------------------------------
+
+
+def _hash(context, op):
+    words = [context.value(depth) for depth in range(10)]
+    digest = context.permute(words + ONES)
+    context.pop(10)
+    for word in reversed(digest):
+        context.push(word)
+
+
+def _assert_vector(context, op):
+    builder = context.builder
+    differ = [builder.icmp_unsigned("!=", context.value(i), context.value(i + 5)) for i in range(5)]
+    any_differ = differ[0]
+    for other in differ[1:]:
+        any_differ = builder.or_(any_differ, other)
+    context.fail_if(any_differ, "VectorAssertionFailed")
+    context.pop(5)
+
+
+def _require_sponge(context):
+    ready = context.register(Control.SPONGE_READY)
+    context.fail_if(context.builder.icmp_unsigned("==", ready, constant(0)), "SpongeNotInitialized")
+
+
+def _sponge_capacity(context):
+    return [context.load("sponge", index) for index in range(10, 16)]
+
+
+def _sponge_init(context, op):
+    for index in range(16):
+        context.store("sponge", index, constant(0))
+    context.set_register(Control.SPONGE_READY, constant(1))
+
+
+def _sponge_absorb(context, op):
+    _require_sponge(context)
+    words = [context.value(depth) for depth in range(10)]
+    context.pop(10)
+    context.permute(words + _sponge_capacity(context), into_sponge=True)
+
+
+def _sponge_absorb_mem(context, op):
+    _require_sponge(context)
+    pointer = context.value(0)
+    words = [context.ram_read(pointer, offset) for offset in range(10)]
+    context.pop()
+    for depth in range(4):
+        context.set(depth, words[depth])
+    context.push(context.plus(pointer, 10))
+    context.permute(words + _sponge_capacity(context), into_sponge=True)
+
+
+def _sponge_squeeze(context, op):
+    _require_sponge(context)
+    state = [context.load("sponge", index) for index in range(16)]
+    for word in reversed(state[:10]):
+        context.push(word)
+    context.permute(state, into_sponge=True)
+
+
+# --- extension-field arithmetic (st0 = c0) ---------------------------------------------------
+
+
+def _x_element(context, depth: int) -> tuple:
+    """The X-field element whose c0 is st_depth."""
+    return tuple(context.value(depth + index) for index in range(3))
+
+
+def _set_x_element(context, depth: int, element) -> None:
+    for index, coefficient in enumerate(element):
+        context.set(depth + index, coefficient)
+
+
+def _xx_add(context, op):
+    result = arith.x_add(context.builder, _x_element(context, 0), _x_element(context, 3))
+    context.pop(3)
+    _set_x_element(context, 0, result)
+
+
+def _xx_mul(context, op):
+    result = context.x_mul(_x_element(context, 0), _x_element(context, 3))
+    context.pop(3)
+    _set_x_element(context, 0, result)
+
+
+def _x_invert(context, op):
+    element = _x_element(context, 0)
+    builder = context.builder
+    any_set = builder.or_(builder.or_(element[0], element[1]), element[2])
+    context.fail_if(builder.icmp_unsigned("==", any_set, constant(0)), "InverseOfZero")
+    _set_x_element(context, 0, context.x_inverse(element))
+
+
+def _xb_mul(context, op):
+    scalar, element = context.value(0), _x_element(context, 1)
+    context.pop()
+    _set_x_element(context, 0, arith.x_scalar_mul(context.builder, scalar, element))
+
+
+def _ram_x_element(context, pointer) -> tuple:
+    return tuple(context.ram_read(pointer, offset) for offset in range(3))
+
+
+def _dot_step(scalar_left: bool):
+    """xx_dot_step (an X-field element at st0's address) and xb_dot_step (a base word)."""
+
+    def emit(context, op):
+        builder = context.builder
+        left, right = context.value(0), context.value(1)
+        if scalar_left:
+            product = arith.x_scalar_mul(
+                builder, context.ram_read(left), _ram_x_element(context, right)
+            )
+        else:
+            left_element = _ram_x_element(context, left)
+            product = context.x_mul(left_element, _ram_x_element(context, right))
+        accumulator = arith.x_add(builder, _x_element(context, 2), product)
+        _set_x_element(context, 2, accumulator)
+        context.set(1, context.plus(right, 3))
+        context.set(0, context.plus(left, 1 if scalar_left else 3))
+
+    return emit
+
+
+def _horner_step(coefficients: int):
+    """b_horner_step (1 base coefficient) and x_horner_step (3 coefficients), HEAD only."""
+
+    def emit(context, op):
+        builder = context.builder
+        pointer = context.value(5)
+        read = [context.ram_read(pointer, -offset) for offset in range(coefficients)]
+        if coefficients == 1:
+            addend = (read[0], constant(0), constant(0))
+        else:
+            addend = (read[2], read[1], read[0])
+        product = context.x_mul(_x_element(context, 7), _x_element(context, 0))
+        _set_x_element(context, 7, arith.x_add(builder, product, addend))
+        context.set(5, context.minus(pointer, coefficients))
+
+    return emit
+
+
+# --- Merkle steps ------------------------------------------------------------------------------
+
+
+def _merkle_step(from_memory: bool):
+    def emit(context, op):
+        builder = context.builder
+        node_index = context.value(5)
+        checks = [context.not_u32(node_index), "FailedU32Conversion"]
+        if from_memory:
+            context.fail_if(*checks)
+            pointer = context.value(7)
+            sibling = [context.ram_read(pointer, k) for k in range(DIGEST_WORDS)]
+            context.set(7, context.plus(pointer, DIGEST_WORDS))
+        else:
+            position = context.register(Control.DIGEST_POSITION)
+            exhausted = builder.icmp_signed(">=", position, context.read_only(Control.DIGEST_COUNT))
+            context.fail_if(*checks, exhausted, "EmptySecretDigestInput")
+            start = builder.mul(position, constant(DIGEST_WORDS))
+            sibling = [context.load("digests", context.add(start, k)) for k in range(DIGEST_WORDS)]
+            context.set_register(Control.DIGEST_POSITION, context.add(position, 1))
+        current = [context.value(depth) for depth in range(DIGEST_WORDS)]
+        even = builder.icmp_unsigned("==", builder.and_(node_index, constant(1)), constant(0))
+        first = [builder.select(even, c, s) for c, s in zip(current, sibling)]
+        second = [builder.select(even, s, c) for c, s in zip(current, sibling)]
+        digest = context.permute(first + second + ONES)
+        for depth, word in enumerate(digest):
+            context.set(depth, word)
+        half = builder.lshr(node_index, constant(1))
+        context.set(5, half)
+        context.log_u32("split", node_index, half)
+
+    return emit
+
+
+EMITTERS = {
+    "read_mem": _read_mem,
+    "write_mem": _write_mem,
+    "hash": _hash,
+    "assert_vector": _assert_vector,
+    "sponge_init": _sponge_init,
+    "sponge_absorb": _sponge_absorb,
+    "sponge_absorb_mem": _sponge_absorb_mem,
+    "sponge_squeeze": _sponge_squeeze,
+    "xx_add": _xx_add,
+    "xx_mul": _xx_mul,
+    "x_invert": _x_invert,
+    "xb_mul": _xb_mul,
+    "merkle_step": _merkle_step(from_memory=False),
+    "merkle_step_mem": _merkle_step(from_memory=True),
+    "xx_dot_step": _dot_step(scalar_left=False),
+    "xb_dot_step": _dot_step(scalar_left=True),
+    "b_horner_step": _horner_step(1),
+    "x_horner_step": _horner_step(3),
+}
