@@ -12,6 +12,7 @@ from rich.table import Table
 
 from compiler.evaluate import evaluate
 from tri import api
+from tri.commands.build import function_report, print_function_report, source_program, static_report
 from tri.commands.common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -84,11 +85,15 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="run a .tri program on the reference evaluator instead of the VM",
     )
+    parser.add_argument("--no-opt", action="store_true", help="compile .tri without peephole")
     add_source_options(parser)
 
 
 def _execute(arguments) -> api.Result:
-    program = load_tasm(arguments.program, arguments.isa)
+    if arguments.program.endswith(".tri"):
+        program = source_program(arguments)  # compiled; also kept on `arguments`
+    else:
+        program = load_tasm(arguments.program, arguments.isa)
     inputs = api.Inputs(
         public=arguments.input,
         secret=arguments.secret,
@@ -107,7 +112,7 @@ def _report_error(result: api.Result) -> None:
 
 
 def command_run(arguments) -> int:
-    if arguments.program.endswith(".tri"):
+    if arguments.program.endswith(".tri") and arguments.reference:
         return run_source(arguments)
     result = _execute(arguments)
     if arguments.json:
@@ -126,6 +131,8 @@ def command_cost(arguments) -> int:
     if arguments.json:
         report = result.as_json()
         report.update(dominant=heights.dominant, slack=slack)
+        if arguments.program.endswith(".tri"):
+            report.update(static=static_report(arguments), functions=function_report(arguments))
         print(json.dumps(report))
         return EXIT_OK if result.error is None else EXIT_FAILED
     table = Table(title=Path(arguments.program).name, title_justify="left")
@@ -144,18 +151,15 @@ def command_cost(arguments) -> int:
         f"set by {', '.join(heights.dominant)}"
     )
     console.print(f"slack          {slack} rows before it doubles to 2^{exponent + 1}")
+    if arguments.program.endswith(".tri"):
+        print_function_report(arguments)
     _report_error(result)
     return EXIT_OK if result.error is None else EXIT_FAILED
 
 
 def run_source(arguments) -> int:
-    """`tri run PROG.tri`: the reference evaluator (`--reference`)."""
+    """`tri run PROG.tri --reference`: the reference evaluator (without it: compiled, the VM)."""
     checked = load_checked(arguments.program, arguments)
-    if not arguments.reference:
-        raise UsageError(
-            "error: compiling .tri programs to TASM is not available yet; "
-            "pass --reference to run the reference evaluator"
-        )
     if checked.entry is None:
         raise UsageError(f"error: {arguments.program} is a module; only a program can run")
     evaluation = evaluate(

@@ -1,0 +1,1 @@
+"""Lowering: TIR -> TASM, one straight-line block at a time, plus program layout."""

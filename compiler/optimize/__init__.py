@@ -1,0 +1,1 @@
+"""Peephole optimization over TIR and over lowered TASM (sound rules only)."""

@@ -1,0 +1,117 @@
+"""The peephole engine: apply (pattern, replacement) rules to instruction runs to a fixpoint.
+
+A rule is data (compiler.optimize.rules): a pattern such as
+`push {a}; push {b}; add`, a replacement such as `push {a + b}`, an optional
+condition over the bound arguments (`{a + b} <= 5` is written `a + b <= 5`)
+and a one-line comment.  Arguments in braces are variables (bound by the
+first occurrence, equal at later ones) or, in replacements, expressions over
+them and `P`; literal arguments must match exactly.  Field arguments
+(`push`, `addi`, `Push`, `AddI`) are reduced mod p.
+
+`rewrite(items, rules)` works on one straight-line run of `(name, arg)`
+pairs; the callers (compiler.optimize.passes) cut code into such runs.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import cached_property
+
+from vm.field import P
+
+FIELD_ARGUMENTS = frozenset({"push", "addi", "Push", "AddI"})
+
+
+@dataclass(frozen=True)
+class Rule:
+    pattern: str
+    replacement: str
+    comment: str
+    when: str | None = None
+
+    @cached_property
+    def parsed_pattern(self) -> tuple:
+        return _parse(self.pattern)
+
+    @cached_property
+    def parsed_replacement(self) -> tuple:
+        return _parse(self.replacement)
+
+    def __str__(self) -> str:
+        condition = f"  if {self.when}" if self.when else ""
+        return f"{self.pattern} -> {self.replacement or '(nothing)'}{condition}"
+
+
+def _parse(text: str) -> tuple:
+    """`push {a}; pop 1` -> (("push", "a"), ("pop", 1)); a brace argument stays a string."""
+    result = []
+    for part in filter(None, (p.strip() for p in text.split(";"))):
+        name, _, argument = part.partition(" ")
+        argument = argument.strip()
+        if not argument:
+            result.append((name, None))
+        elif argument.startswith("{"):
+            result.append((name, argument[1:-1].strip()))
+        else:
+            value = int(argument)
+            result.append((name, value % P if name in FIELD_ARGUMENTS else value))
+    return tuple(result)
+
+
+def _evaluate(expression: str, bindings: dict) -> int:
+    return eval(expression, {"__builtins__": {}, "P": P}, dict(bindings))  # noqa: S307
+
+
+def match(rule: Rule, items: list, start: int) -> dict | None:
+    """The bindings if `rule`'s pattern matches `items` at `start`, else None."""
+    pattern = rule.parsed_pattern
+    if start + len(pattern) > len(items):
+        return None
+    bindings: dict = {}
+    for (name, argument), (item_name, item_argument) in zip(pattern, items[start:]):
+        if name != item_name:
+            return None
+        if argument is None or isinstance(argument, int):
+            if item_argument != argument:
+                return None
+        elif not isinstance(item_argument, int):
+            return None
+        elif argument.isidentifier():
+            if bindings.setdefault(argument, item_argument) != item_argument:
+                return None
+        elif _evaluate(argument, bindings) != item_argument:
+            return None
+    if rule.when is not None and not _evaluate(rule.when, bindings):
+        return None
+    return bindings
+
+
+def replacement(rule: Rule, bindings: dict) -> list[tuple]:
+    result = []
+    for name, argument in rule.parsed_replacement:
+        if isinstance(argument, str):
+            argument = _evaluate(argument, bindings)
+            if name in FIELD_ARGUMENTS:
+                argument %= P
+        result.append((name, argument))
+    return result
+
+
+def rewrite(items: list[tuple], rules) -> tuple[list[tuple], int]:
+    """Apply `rules` to a run of (name, arg) pairs until none applies; (result, rewrites)."""
+    items = list(items)
+    count = 0
+    longest = max((len(rule.parsed_pattern) for rule in rules), default=1)
+    position = 0
+    while position < len(items):
+        for rule in rules:
+            bindings = match(rule, items, position)
+            if bindings is not None:
+                length = len(rule.parsed_pattern)
+                items[position : position + length] = replacement(rule, bindings)
+                count += 1
+                position = max(0, position - longest)
+                break
+        else:
+            position += 1
+    return items, count

@@ -1,0 +1,100 @@
+"""The two peephole passes of the pipeline: `optimize_tir` and `optimize_tasm`.
+
+Both cut code into straight-line runs and hand each run to the rule engine
+(compiler.optimize.engine) with their rule table (compiler.optimize.rules).
+No rewrite crosses a run boundary: in TIR, structured ops, calls, returns
+and comments; in TASM, labels and control instructions -- and the one
+instruction after `skiz` is never touched (it is executed conditionally).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from compiler.lower.asm import CONTROL, AsmFunction, AsmProgram, Instr, Label
+from compiler.optimize.engine import match, replacement, rewrite
+from compiler.optimize.inline import inline_small
+from compiler.optimize.rules import SKIZ_RULES, TASM_RULES, TIR_RULES
+from compiler.tir.ops import IfElse, IfOnly, Loop, Op, Program, ProofBlock
+
+
+def optimize_tir(program: Program, rules=TIR_RULES) -> Program:
+    """Inline tiny functions, then apply the TIR rules."""
+    program = inline_small(program)
+    functions = [replace(f, body=optimize_ops(f.body, rules)) for f in program.functions]
+    return Program(functions, program.entry, program.name, program.roots)
+
+
+def optimize_ops(ops, rules=TIR_RULES) -> list:
+    result: list = []
+    run: list = []
+
+    def flush():
+        if run:
+            rewritten, _ = rewrite([(op.name, op.arg) for op in run], rules)
+            result.extend(Op(name, arg) for name, arg in rewritten)
+            run.clear()
+
+    for op in ops:
+        if isinstance(op, Op) and op.name not in ("Return", "Halt"):
+            run.append(op)
+            continue
+        flush()
+        match op:
+            case IfElse():
+                op = IfElse(
+                    tuple(optimize_ops(op.then, rules)), tuple(optimize_ops(op.otherwise, rules))
+                )
+            case IfOnly():
+                op = IfOnly(tuple(optimize_ops(op.then, rules)))
+            case Loop():
+                op = replace(op, body=tuple(optimize_ops(op.body, rules)))
+            case ProofBlock():
+                op = ProofBlock(tuple(optimize_ops(op.body, rules)))
+        result.append(op)
+    flush()
+    return result
+
+
+def optimize_tasm(program: AsmProgram, rules=TASM_RULES) -> AsmProgram:
+    functions = [AsmFunction(f.label, optimize_items(f.items, rules)) for f in program.functions]
+    return AsmProgram(functions, program.entry)
+
+
+def optimize_items(items, rules=TASM_RULES) -> list:
+    result: list = []
+    run: list = []
+
+    def flush(before_skiz: bool = False):
+        if run:
+            rewritten, _ = rewrite([(i.name, i.arg) for i in run], rules)
+            if before_skiz:
+                rewritten = _before_skiz(rewritten, rules)
+            result.extend(Instr(name, arg) for name, arg in rewritten)
+            run.clear()
+
+    frozen = False
+    for item in items:
+        if isinstance(item, Label) or item.name in CONTROL or frozen:
+            flush(isinstance(item, Instr) and item.name == "skiz" and not frozen)
+            result.append(item)
+            frozen = isinstance(item, Instr) and item.name == "skiz"
+            continue
+        run.append(item)
+    flush()
+    return result
+
+
+def _before_skiz(items: list, rules) -> list:
+    """Apply SKIZ_RULES to the end of a run that a `skiz` follows."""
+    changed = True
+    while changed:
+        changed = False
+        for rule in SKIZ_RULES:
+            length = len(rule.parsed_pattern)
+            if length <= len(items) and match(rule, items, len(items) - length) is not None:
+                bindings = match(rule, items, len(items) - length)
+                items = items[: len(items) - length] + replacement(rule, bindings)
+                items, _ = rewrite(items, rules)
+                changed = True
+    return items

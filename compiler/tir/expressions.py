@@ -1,0 +1,347 @@
+"""The builder's expressions: evaluating an expression leaves its value on top of the stack.
+
+`ExpressionBuilder` is a part of `compiler.tir.builder.FunctionBuilder` (it uses the
+function's stack model, liveness analysis and evaluation order): variable reads (copied,
+or moved at their last use), operators with Triton's operand order, builtins from
+compiler.builtins, calls, tuples, structs and arrays, constant and run-time indexing.
+"""
+
+from __future__ import annotations
+
+from compiler.builtins import Builtin
+from compiler.check.bodies import ConstRef, LocalRef
+from compiler.check.types import XFIELD, ArrayType, width
+from compiler.syntax import ast
+from compiler.tir.ops import Call, Op, from_tasm
+from compiler.tir.stack import CompileLimit, Layout, Value
+from vm.field import P
+
+
+class ExpressionBuilder:
+    def expr(self, expr) -> Value | None:
+        match expr:
+            case ast.IntLiteral():
+                return self.stack.push_constant(expr.value % P)
+            case ast.BoolLiteral():
+                return self.stack.push_constant(int(expr.value))
+            case ast.Var():
+                return self.var(expr)
+            case ast.Binary():
+                return self.binary(expr)
+            case ast.Call():
+                return self.call(expr)
+            case ast.TupleExpr() | ast.ArrayExpr():
+                return self.stack.adopt(self.operands(list(expr.elements)))
+            case ast.StructLiteral():
+                return self.struct_literal(expr)
+            case ast.Index():
+                return self.index(expr)
+        raise CompileLimit(f"unsupported expression {type(expr).__name__}")
+
+    def constant(self, expr) -> int | None:
+        """The value of an operand known at compile time: a literal, a `const`, a size,
+        an immutable variable bound to one, or `as_u32`/`as_field` of one."""
+        match expr:
+            case ast.IntLiteral():
+                return expr.value % P
+            case ast.BoolLiteral():
+                return int(expr.value)
+            case ast.Var():
+                reference = self.instance.variables.get(expr)
+                if isinstance(reference, ConstRef):
+                    return reference.value % P
+                return self.constants.get(self.analysis.reads.get(expr))
+            case ast.Call():
+                target = self.instance.calls.get(expr)
+                if isinstance(target, Builtin) and target.name in ("as_u32", "as_field"):
+                    value = self.constant(expr.arguments[0])
+                    if value is not None and value < 2**32:
+                        return value
+        return None
+
+    def literal(self, expr) -> int | None:
+        """The value of a literal or constant operand that costs nothing to fold."""
+        return self.constant(expr)
+
+    def var(self, expr: ast.Var) -> Value:
+        reference = self.instance.variables[expr]
+        if isinstance(reference, ConstRef):
+            return self.stack.push_constant(reference.value % P)
+        binding = self.analysis.reads[expr]
+        if binding in self.constants:
+            return self.stack.push_constant(self.constants[binding])
+        return self.read_place(binding, reference.offset, width(reference.type), expr)
+
+    def read_place(self, binding, offset: int, count: int, expr) -> Value:
+        value = self.values[binding]
+        last = expr is not None and self.analysis.is_last_use(expr)
+        temp = self.stack.read(value, offset, count, self.may_move(value, expr))
+        if last and value.kind == "var":
+            self.stack.kill(value)
+        return temp
+
+    def may_move(self, value: Value, var) -> bool:
+        return (
+            var is not None
+            and self.analysis.is_last_use(var)
+            and value.kind == "var"
+            and not value.ram_home
+            and not any(value in context.kept for context in self.contexts[-1:])
+        )
+
+    def movable_place(self, expr):
+        """(value, offset, width) when `expr` is a last use that may be moved, all on the stack."""
+        place = self.place_of(expr)
+        if place is None:
+            return None
+        binding, offset, type_, var = place
+        value = self.values.get(binding)
+        if value is None or not self.may_move(value, var):
+            return None
+        count = width(type_)
+        keys = [value.key(offset + i) for i in range(count)]
+        if any(key in self.stack.in_ram for key in keys):
+            return None
+        return value, offset, count
+
+    def in_place(self, expr) -> Value | None:
+        """A value that is moved (its last use) and about to be named: it can stay where
+        it is.  Returns it relabelled as a temporary, or None (evaluate normally)."""
+        place = self.movable_place(expr)
+        if place is None:
+            return None
+        value, offset, count = place
+        temp = self.stack.new_temp(count, value.name)
+        mapping = {value.key(offset + i): temp.key(i) for i in range(count)}
+        self.stack.slots = [mapping.get(slot, slot) for slot in self.stack.slots]
+        self.stack.kill(value)
+        return temp
+
+    def place_of(self, expr):
+        """(binding, offset, type) when `expr` names part of a variable statically."""
+        match expr:
+            case ast.Var():
+                reference = self.instance.variables.get(expr)
+                if isinstance(reference, LocalRef):
+                    return self.analysis.reads[expr], reference.offset, reference.type, expr
+            case ast.Index():
+                inner = self.place_of(expr.base)
+                index = self.constant(expr.index)
+                if inner is not None and index is not None:
+                    binding, offset, array, var = inner
+                    if index < array.length:
+                        element = width(array.element)
+                        return binding, offset + index * element, array.element, var
+        return None
+
+    def operands(self, parts: list) -> int:
+        """Evaluate operands in order onto the stack; a leading run of moved places that
+        already sit on top, in order, costs nothing.  Returns the total width."""
+        stack = self.stack
+        places = []
+        for part in parts:
+            place = self.movable_place(part)
+            if place is None:
+                break
+            places.append(place)
+        if len(places) == len(parts) > 1:
+            # every operand is moved: one arrangement for all of them
+            keys = [v.key(o + i) for v, o, c in places for i in range(c)]
+            stack.arrange(keys)
+        while places:
+            keys = [v.key(o + i) for v, o, c in places for i in range(c)]
+            if stack.slots[len(stack.slots) - len(keys) :] == keys:
+                break
+            places.pop()
+        total = 0
+        if places:
+            for value, _, _ in places:
+                stack.touch(value)
+            total = len(keys)
+            stack.adopt(total)
+            for value, _, _ in places:
+                stack.kill(value)
+        for part in parts[len(places) :]:
+            value = self.expr(part)
+            total += 0 if value is None else value.width
+        return total
+
+    def apply(self, op, consumes: int, produces: int) -> Value | None:
+        return self.stack.apply(op, consumes, produces)
+
+    def copy(self, temp: Value) -> Value:
+        return self.stack.read(temp, 0, temp.width, move=False)
+
+    def fail(self) -> None:
+        """Code that always fails (a bound exceeded at compile time)."""
+        self.stack.push_constant(0)
+        self.apply(Op("Assert", 1), 1, 0)
+
+    def binary(self, expr: ast.Binary) -> Value:
+        operator = expr.operator
+        left_type = self.instance.types[expr.left]
+        if operator == "+" and left_type != XFIELD:
+            for constant_side, other in ((expr.right, expr.left), (expr.left, expr.right)):
+                constant = self.literal(constant_side)
+                if constant is not None:
+                    self.expr(other)
+                    if constant == 0:
+                        return self.stack.adopt(1)
+                    return self.apply(Op("AddI", constant), 1, 1)
+        swapped = self.order.swapped(expr)
+        self.operands(self.order.operands(expr))
+        if left_type == XFIELD:
+            op = {"+": Op("XAdd"), "*": Op("XMul"), "*.": Op("ExtMul")}[operator]
+            return self.apply(op, 6 if operator != "*." else 4, 3)
+        match operator:
+            case "+":
+                return self.apply(Op("Add"), 2, 1)
+            case "*":
+                return self.apply(Op("Mul"), 2, 1)
+            case "==":
+                return self.apply(Op("Eq"), 2, 1)
+            case "&":
+                return self.apply(Op("And"), 2, 1)
+            case "^":
+                return self.apply(Op("Xor"), 2, 1)
+            case "<":
+                if not swapped:
+                    self.stack.swap(1)
+                return self.apply(Op("Lt"), 2, 1)
+            case "/%":
+                if not swapped:
+                    self.stack.swap(1)
+                return self.apply(Op("DivMod"), 2, 2)
+        raise CompileLimit(f"unsupported operator {operator}")
+
+    def call(self, expr: ast.Call) -> Value | None:
+        target = self.instance.calls[expr]
+        swapped = self.order.swapped(expr)
+        if isinstance(target, Builtin) and target.name in ("sub", "neg"):
+            folded = self.fold_negation(target, expr)
+            if folded is not None:
+                return folded
+        total = self.operands(self.order.operands(expr))
+        if isinstance(target, Builtin):
+            return self.builtin(target, total, swapped)
+        callee = self.checked.instances[target]
+        result = width(callee.result)
+        return self.apply(Call(target, total, result), total, result)
+
+    def fold_negation(self, builtin: Builtin, expr: ast.Call) -> Value | None:
+        """sub(c, x) = -x + c and neg(c): a constant costs no push of its own."""
+        if builtin.name == "neg":
+            constant = self.literal(expr.arguments[0])
+            return None if constant is None else self.stack.push_constant(-constant % P)
+        first, second = expr.arguments
+        constant = self.literal(first)
+        if constant is None:
+            return None
+        self.expr(second)
+        self.stack.emit(Op("Push", P - 1))
+        self.stack.emit(Op("Mul"))
+        return self.apply(Op("AddI", constant), 1, 1)
+
+    def builtin(self, builtin: Builtin, consumes: int, swapped: bool) -> Value | None:
+        lines = builtin.tasm[1:] if swapped else builtin.tasm
+        ops = [from_tasm(line) for line in lines]
+        produces = width(builtin.result)
+        growth = height = 0
+        for op in ops:
+            taken, given = op.effect()
+            height += given - taken
+            growth = max(growth, height)
+        stack = self.stack
+        stack.make_room(growth)
+        for op in ops:
+            stack.emit(op)
+        if consumes:
+            del stack.slots[len(stack.slots) - consumes :]
+        if not produces:
+            return None
+        temp = stack.new_temp(produces, builtin.name)
+        stack.slots.extend(temp.key(i) for i in range(produces))
+        return temp
+
+    def struct_literal(self, expr: ast.StructLiteral) -> Value:
+        struct = self.instance.types[expr]
+        order = self.order.struct_fields(expr)
+        declared = [name for name, _ in struct.fields]
+        if [name for name, _ in order] == declared:
+            return self.stack.adopt(self.operands([value for _, value in order]))
+        parts = {}
+        for name, value in order:
+            parts[name] = self.expr(value)
+        # evaluated in source order; lay the fields out in declaration order
+        total = sum(p.width for p in parts.values())
+        prefix = self.stack.slots[: len(self.stack.slots) - total]
+        keys = [parts[name].key(i) for name in declared for i in range(parts[name].width)]
+        self.stack.conform(Layout(prefix + keys, set(self.stack.in_ram)))
+        return self.stack.adopt(width(struct))
+
+    def extract(self, temp: Value, offset: int, count: int) -> Value:
+        """Keep elements offset .. offset+count-1 of a temporary on top, drop the rest."""
+        stack = self.stack
+        prefix = stack.slots[: len(stack.slots) - temp.width]
+        keys = [temp.key(offset + i) for i in range(count)]
+        stack.conform(Layout(prefix + keys, set(stack.in_ram)))
+        return stack.adopt(count)
+
+    def index(self, expr: ast.Index) -> Value:
+        array: ArrayType = self.instance.types[expr.base]
+        element = width(array.element)
+        place = self.place_of(expr)
+        if place is not None:
+            binding, offset, type_, var = place
+            return self.read_place(binding, offset, width(type_), var)
+        index = self.constant(expr.index)
+        stack = self.stack
+        if index is not None:
+            base = self.expr(expr.base)
+            if index >= array.length:
+                stack.drop(base)
+                self.fail()
+                for _ in range(element):
+                    stack.push_constant(0)
+                return stack.adopt(element)
+            return self.extract(base, index * element, element)
+        # a run-time index: the array lives in RAM, element i at a computed address
+        base_place = self.place_of(expr.base)
+        if base_place is not None:
+            binding, offset, _, _ = base_place
+            value = self.values[binding]
+            if not value.ram_home:
+                stack.home_in_ram(value)
+        else:
+            temp = self.expr(expr.base)
+            value = Value("indexed", temp.width, "var")
+            stack.rename(temp, value)
+            value.ram_home = True
+            stack.spill(value)
+            offset = 0
+        position = self.expr(expr.index)
+        stack.push_constant(array.length)
+        self.copy(position)
+        self.apply(Op("Lt"), 2, 1)  # st0 = index < st1 = length
+        self.apply(Op("Assert", 1), 1, 0)
+        # address of the element's first word: base + width - 1 - offset - index * element
+        first = stack.address(value, offset)
+        if element != 1:
+            stack.push_constant(element)
+            self.apply(Op("Mul"), 2, 1)
+        stack.emit(Op("Push", P - 1))
+        stack.emit(Op("Mul"))
+        self.apply(Op("AddI", first), 1, 1)
+        stack.make_room(element + 1)
+        remaining = element
+        while remaining:
+            chunk = min(5, remaining)
+            stack.emit(Op("ReadMem", chunk))
+            remaining -= chunk
+        stack.emit(Op("Pop", 1))
+        del stack.slots[-1]
+        temp = stack.new_temp(element)
+        stack.slots.extend(temp.key(i) for i in range(element))
+        if base_place is None:
+            stack.kill(value)
+        return temp

@@ -1,0 +1,241 @@
+"""The builder's `for` loops: trip count, bound check, frame, body, pre-loop spills.
+
+`LoopBuilder` is a part of `compiler.tir.builder.FunctionBuilder`.  The trip count is
+max(0, END - START) computed exactly (u32 `lt` or a 64-bit comparison through `split`);
+a `bounded N` loop traps when it exceeds N; the frame (`[count]` counting down, or
+`[END v]`/`[v]` counting up when the body reads the loop variable) sits on top of the
+stack while the body runs; when the body needs room, values it does not use (then values
+it only reads) are spilled once before the loop if that is cheaper.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from compiler.check.types import FIELD, U32
+from compiler.syntax import ast
+from compiler.tir.ops import IfOnly, Loop, Op
+from compiler.tir.stack import Value
+from compiler.tir.walk import block_live_in, contains_return, inside, lowered_size
+from vm.field import P
+
+
+@dataclass
+class LoopInfo:
+    """An enclosing loop, for `return` (which forces it to end)."""
+
+    kind: str
+    frame: list  # the frame's Values, bottom -> top
+    end: int | None
+
+
+class LoopBuilder:
+    def for_(self, statement: ast.For) -> None:
+        stack = self.stack
+        variable = self.analysis.loop_variables[statement]
+        used = variable is not None and any(b is variable for b in self.analysis.reads.values())
+        start_constant = self.constant(statement.start)
+        end_constant = self.constant(statement.end)
+        bound = statement.bound
+        if start_constant is not None and end_constant is not None:
+            count = max(0, end_constant - start_constant)
+            if bound is not None and count > bound:
+                self.fail()
+            elif count and used:
+                frame = [stack.push_constant(start_constant)]
+                self.loop(statement, "up", frame, variable, end_constant, guard=None)
+            elif count:
+                frame = [stack.push_constant(count)]
+                self.loop(statement, "down", frame, variable, None, guard=None)
+            return
+        start = None if start_constant is not None else self.expr(statement.start)
+        end = None if end_constant is not None else self.expr(statement.end)
+        if start_constant == 0:
+            # max(0, END - 0) = END
+            if bound is not None:
+                self.check_bound(end, bound)
+            if used:
+                v = stack.push_constant(0)
+                guard = self.copy(end)
+                self.loop(statement, "up", [end, v], variable, None, guard=guard)
+            else:
+                guard = self.copy(end)
+                self.loop(statement, "down", [end], variable, None, guard=guard)
+            return
+        count = self.trip_count(statement, start, start_constant, end, end_constant, used)
+        if bound is not None:
+            self.check_bound(count, bound)
+        if not used:
+            guard = self.copy(count)
+            self.loop(statement, "down", [count], variable, None, guard=guard)
+            return
+        # up: frame [END v] (or [v] for a constant END), v starting at START
+        frame = []
+        if end is not None:
+            frame.append(stack.read(end, 0, 1, move=True))
+        if start is not None:
+            frame.append(stack.read(start, 0, 1, move=True))
+        else:
+            frame.append(stack.push_constant(start_constant))
+        self.loop(statement, "up", frame, variable, end_constant, guard=count)
+
+    def loop(self, statement, kind, frame, variable, end, guard) -> None:
+        stack = self.stack
+        pinned = []
+        for index, temp in enumerate(frame):
+            value = Value("loop" if index == len(frame) - 1 else "end", 1, "pinned")
+            stack.rename(temp, value)
+            pinned.append(value)
+        if guard is not None:
+            stack.pick(stack.depth(guard.key(0)))
+        if variable is not None and kind == "up":
+            self.values[variable] = pinned[-1]
+        before, start, count = stack.snapshot(), len(stack.ops), self.loop_count
+        spills = stack.spills
+        body = self.loop_body(statement, kind, pinned, end, guard)
+        if stack.spills > spills:
+            # the body needs room: spill, once before the loop, some of what it does not
+            # use (least recently used first), then what it only reads (widest first);
+            # keep the cheapest: code before the loop + body size x expected iterations
+            unused, read_only = self.unused_in(statement.body, pinned)
+            unused.sort(key=lambda v: v.last_access)
+            candidates = unused + read_only
+            iterations = min(statement.bound or 8, 16)
+            best = (lowered_size(body) * iterations + lowered_size(stack.ops[start:]), 0)
+            tried = 0
+            while tried < len(candidates):
+                tried = min(len(candidates), max(1, 2 * tried))
+                stack.restore(before)
+                del stack.ops[start:]
+                self.loop_count = count
+                stack.spill_many(candidates[:tried])
+                spills = stack.spills
+                body = self.loop_body(statement, kind, pinned, end, guard)
+                cost = lowered_size(body) * iterations + lowered_size(stack.ops[start:])
+                if cost < best[0]:
+                    best = (cost, tried)
+                if stack.spills == spills and tried >= len(unused):
+                    break
+            stack.restore(before)
+            del stack.ops[start:]
+            self.loop_count = count
+            stack.spill_many(candidates[: best[1]])
+            body = self.loop_body(statement, kind, pinned, end, guard)
+        self.loop_count += 1
+        label = f"{self.label}__loop__{self.loop_count}"
+        loop = Loop(label, tuple(body), kind, end if kind == "up" else None)
+        stack.emit(IfOnly((loop,)) if guard is not None else loop)
+        stack.restore(self.loop_entry)
+        for value in pinned:
+            stack.kill(value)
+        stack.pop_garbage()
+
+    def loop_body(self, statement, kind, pinned, end, guard) -> list:
+        stack = self.stack
+        if guard is not None:
+            stack.kill(guard)
+            stack.slots.pop()  # skiz consumes it
+        entry = stack.snapshot()
+        saved_ops, stack.ops = stack.ops, []
+        outer = self.contexts[-1].kept if self.contexts else frozenset()
+        self.enter(outer, entry)
+        self.loops.append(LoopInfo(kind, pinned, end))
+        self.spans.append(self.analysis.loop_spans[statement])
+        self.returned = False
+        self.statements(statement.body.statements, None)
+        self.spans.pop()
+        live_end = self.analysis.live_after[statement] | block_live_in(
+            self.analysis, statement.body, self.analysis.live_after[statement]
+        )
+        self.kill_dead(live_end)
+        stack.conform(entry, dead=self.returned)
+        self.returned = False
+        self.loops.pop()
+        self.leave()
+        body, stack.ops = stack.ops, saved_ops
+        self.loop_entry = entry
+        return body
+
+    def unused_in(self, block: ast.Block, frame: list) -> tuple[list, list]:
+        """Values on the stack that a loop body never names, and those it only reads
+        (widest first): spilling them before the loop costs once, not per iteration."""
+        read = {b for var, b in self.analysis.reads.items() if inside(var, block)}
+        written = {b for var, b in self.analysis.targets.items() if inside(var, block)}
+        returns = any(contains_return(s) for s in block.statements)
+        unused, read_only = [], []
+        for value in self.stack.values():
+            if value in frame or not self.stack.on_stack(value) or value.kind == "temp":
+                continue
+            binding = self.bindings.get(value)
+            if binding is not None and binding not in read | written:
+                unused.append(value)
+            elif binding is not None and binding not in written and not value.ram_home:
+                read_only.append(value)
+            elif binding is None and value.kind == "pinned" and not returns:
+                unused.append(value)
+        read_only.sort(key=lambda v: (-v.width, v.last_access))
+        return unused, read_only
+
+    def trip_count(self, statement, start, start_constant, end, end_constant, keep) -> Value:
+        """max(0, END - START) = (START < END) * (END - START) as a temporary on top;
+        START and END are consumed unless `keep`."""
+        stack = self.stack
+
+        def operand(temp, constant, move=False):
+            if temp is None:
+                return stack.push_constant(constant)
+            return stack.read(temp, 0, 1, move=move)
+
+        start_type = self.instance.types.get(statement.start, FIELD)
+        end_type = self.instance.types.get(statement.end, FIELD)
+        small = (start_type == U32 or (start_constant is not None and start_constant < 2**32)) and (
+            end_type == U32 or (end_constant is not None and end_constant < 2**32)
+        )
+        operand(end, end_constant)
+        operand(start, start_constant)
+        if small:
+            self.apply(Op("Lt"), 2, 1)  # st0 = START < st1 = END
+        else:
+            stack.swap(1)
+            self.less_than_64()
+        operand(end, end_constant, move=not keep)
+        operand(start, start_constant, move=not keep)
+        stack.emit(Op("Push", P - 1))
+        stack.emit(Op("Mul"))
+        self.apply(Op("Add"), 2, 1)
+        return self.apply(Op("Mul"), 2, 1)
+
+    def less_than_64(self) -> Value:
+        """[a b] -> [a < b] for any field elements, through split (15 instructions)."""
+        stack = self.stack
+        stack.make_room(4)
+        for op in (
+            Op("Split"),
+            Op("Pick", 2),
+            Op("Split"),
+            Op("Dup", 2),
+            Op("Dup", 1),
+            Op("Lt"),
+            Op("Swap", 3),
+            Op("Pop", 2),
+            Op("Dup", 2),
+            Op("Dup", 1),
+            Op("Lt"),
+            Op("Swap", 3),
+            Op("Eq"),
+            Op("Mul"),
+            Op("Add"),
+        ):
+            stack.emit(op)
+        del stack.slots[len(stack.slots) - 2 :]
+        temp = stack.new_temp(1, "less")
+        stack.slots.append(temp.key(0))
+        return temp
+
+    def check_bound(self, count: Value, bound: int) -> None:
+        """Trap unless count <= bound (count >= 2^32 traps in `lt` too)."""
+        stack = self.stack
+        stack.push_constant(bound + 1)
+        self.copy(count)
+        self.apply(Op("Lt"), 2, 1)
+        self.apply(Op("Assert", 1), 1, 0)

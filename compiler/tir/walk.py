@@ -1,0 +1,109 @@
+"""Small structural helpers shared by the builder modules: AST shapes and TIR sizes."""
+
+from __future__ import annotations
+
+from compiler.check.types import TupleType, tuple_offsets, width
+from compiler.syntax import ast
+from compiler.tir.ops import IfElse, IfOnly, Loop, Op, tasm_of
+
+
+def part_offsets(value_type, count: int) -> tuple[list[int], list[int]]:
+    if isinstance(value_type, TupleType):
+        return tuple_offsets(value_type), [width(t) for t in value_type.elements]
+    return list(range(count)), [1] * count  # a Digest
+
+
+def block_live_in(analysis, block, live_after) -> frozenset:
+    if block is None or not block.statements:
+        return frozenset(live_after)
+    return analysis.live_before[block.statements[0]]
+
+
+def inside(node, block: ast.Block) -> bool:
+    """Whether `node` (an expression) lies within `block`, by source span."""
+    span, outer = node.span, block.span
+    return (outer.line, outer.column) <= (span.line, span.column) and (
+        span.end_line,
+        span.end_column,
+    ) <= (outer.end_line, outer.end_column)
+
+
+def simple_block(block: ast.Block, depth: int = 1) -> bool:
+    """At most `depth` levels of nested if or loop (a branch cheap enough to build twice)."""
+    for statement in block.statements:
+        match statement:
+            case ast.If():
+                blocks = [statement.then_block, statement.else_block]
+            case ast.For():
+                blocks = [statement.body]
+            case _:
+                continue
+        if depth == 0 or not all(b is None or simple_block(b, depth - 1) for b in blocks):
+            return False
+    return True
+
+
+def lowered_size(ops) -> int:
+    """Instructions `ops` lower to (compiler.lower.control's shapes), before peephole."""
+    total = 0
+    for op in ops:
+        match op:
+            case IfElse():
+                then, otherwise = lowered_size(op.then), lowered_size(op.otherwise)
+                if not otherwise:
+                    total += if_only_size(then)
+                elif not then:
+                    total += 2 + if_only_size(otherwise)
+                else:
+                    total += 6 + then + 3 + (0 if otherwise == 1 else otherwise + 1)
+            case IfOnly():
+                total += if_only_size(lowered_size(op.then))
+            case Loop():
+                total += 1 + lowered_size(op.body) + (5 if op.kind == "down" else 7)
+            case Op():
+                total += len(tasm_of(op))
+            case _:
+                total += 1
+    return total
+
+
+def if_only_size(body: int) -> int:
+    return 1 if body == 0 else 2 if body == 1 else 3 + body
+
+
+def ends_in_only_return(block: ast.Block) -> bool:
+    """The block's last statement is a `return`, and it has no other."""
+    statements = block.statements
+    return (
+        bool(statements)
+        and isinstance(statements[-1], ast.Return)
+        and not any(contains_return(s) for s in statements[:-1])
+    )
+
+
+def early_returns(statements: list) -> bool:
+    """A `return` anywhere but at the end of the function (its last statement, or the end
+    of an arm of a last `if`, recursively)."""
+    if not statements:
+        return False
+    *before, last = statements
+    if any(contains_return(s) for s in before):
+        return True
+    if isinstance(last, ast.If):
+        arms = [a for a in (last.then_block, last.else_block) if a is not None]
+        return any(early_returns(arm.statements) for arm in arms)
+    return isinstance(last, ast.For) and contains_return(last)
+
+
+def contains_return(statement) -> bool:
+    match statement:
+        case ast.Return():
+            return True
+        case ast.If():
+            blocks = [statement.then_block] + (
+                [statement.else_block] if statement.else_block is not None else []
+            )
+            return any(contains_return(s) for b in blocks for s in b.statements)
+        case ast.For():
+            return any(contains_return(s) for s in statement.body.statements)
+    return False

@@ -1,0 +1,127 @@
+"""The back end on the command line: `tri build`, `tri run PROG.tri`, `tri cost PROG.tri`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from compiler.check.resolve import DEFAULT_LIBRARY
+from tri.cli import main
+from vm import tasm
+
+PROGRAMS = Path(__file__).parent / "programs" / "valid"
+ARITHMETIC = PROGRAMS / "arithmetic.tri"
+HEIGHT_NAMES = [
+    "program",
+    "processor",
+    "op_stack",
+    "ram",
+    "jump_stack",
+    "hash",
+    "cascade",
+    "lookup",
+    "u32",
+]
+
+
+def tri(capsys, *arguments):
+    code = main([str(argument) for argument in arguments])
+    captured = capsys.readouterr()
+    return code, captured.out, captured.err
+
+
+def test_build_prints_tasm_that_assembles(capsys):
+    code, out, err = tri(capsys, "build", ARITHMETIC)
+    assert code == 0
+    program = tasm.parse(out)
+    assert out.startswith("    call arithmetic__main\n    halt\n")
+    assert program.ops
+
+
+def test_build_writes_a_file_and_runs_it(capsys, tmp_path):
+    output = tmp_path / "out.tasm"
+    assert tri(capsys, "build", ARITHMETIC, "-o", output)[0] == 0
+    code, out, _ = tri(capsys, "run", output, "--input", "17,5")
+    assert code == 0 and out.split()[:2] == ["22", "85"]
+
+
+def test_build_emits_tir(capsys):
+    code, out, _ = tri(capsys, "build", ARITHMETIC, "--emit", "tir")
+    assert code == 0
+    assert out.startswith("Entry(arithmetic__main)")
+    assert "FnStart(arithmetic__main)" in out and "Return" in out
+
+
+def test_build_without_optimization_is_longer(capsys):
+    _, optimized, _ = tri(capsys, "build", ARITHMETIC)
+    _, plain, _ = tri(capsys, "build", ARITHMETIC, "--no-opt")
+    assert len(plain.splitlines()) > len(optimized.splitlines())
+    tasm.parse(plain)
+
+
+def test_build_a_module_alone(capsys):
+    code, out, _ = tri(capsys, "build", DEFAULT_LIBRARY / "math" / "bits.tri")
+    assert code == 0
+    assert "__shr:" in out and "call " not in out.splitlines()[0]
+    tasm.parse(out)
+
+
+def test_build_errors_exit_2(capsys, tmp_path):
+    bad = tmp_path / "bad.tri"
+    bad.write_text("program bad\n\nfn main() {\n    let x: U32 = 0\n}\n")
+    code, _, err = tri(capsys, "build", bad)
+    assert code == 2 and "E0201" in err
+    assert tri(capsys, "build", tmp_path / "missing.tri")[0] == 2
+    assert tri(capsys, "build", PROGRAMS.parent.parent / "programs" / "gcd.tasm")[0] == 2
+
+
+def test_run_compiles_and_runs_on_the_vm(capsys):
+    code, out, err = tri(capsys, "run", ARITHMETIC, "--input", "17,5")
+    assert code == 0 and err == ""
+    assert out.split() == "22 85 12 18446744069414584304 3 2 0 1 20".split()
+
+
+def test_run_json_schema_and_failure_exit_code(capsys):
+    code, out, _ = tri(capsys, "run", ARITHMETIC, "--input", "7,0", "--json")
+    report = json.loads(out)
+    assert code == 1
+    assert list(report) == ["output", "cycles", "heights", "padded_height", "error"]
+    assert list(report["heights"]) == HEIGHT_NAMES
+    assert report["output"] == [7, 0, 7, 18446744069414584314]
+    assert report["error"]["kind"] == "DivisionByZero"
+
+
+def test_run_reference_still_works(capsys):
+    code, out, _ = tri(capsys, "run", ARITHMETIC, "--input", "17,5", "--reference")
+    assert code == 0 and out.split()[0] == "22"
+
+
+def test_run_a_module_is_a_usage_error(capsys):
+    code, _, err = tri(capsys, "run", DEFAULT_LIBRARY / "math" / "bits.tri")
+    assert code == 2 and "module" in err
+
+
+def test_cost_shows_heights_and_the_static_estimate(capsys):
+    code, out, _ = tri(capsys, "cost", PROGRAMS / "std_fibonacci.tri", "--input", "10")
+    assert code == 0
+    assert "padded height" in out and "static estimate" in out
+    assert "std_math_fibonacci__pair" in out
+
+
+def test_cost_json_has_functions(capsys):
+    code, out, _ = tri(capsys, "cost", ARITHMETIC, "--input", "17,5", "--json")
+    report = json.loads(out)
+    assert code == 0
+    assert report["static"]["processor"] > 0
+    [main_row] = [row for row in report["functions"] if row["function"] == "arithmetic__main"]
+    assert main_row["calls"] == 1 and main_row["cycles"] > 0
+    assert sum(row["cycles"] for row in report["functions"]) + 2 == report["cycles"]
+
+
+def test_build_names_match_the_compiler():
+    """tri.commands.build repeats two names to import the compiler lazily."""
+    from compiler.pipeline import EMIT
+    from compiler.tir.cost import TABLES
+    from tri.commands import build
+
+    assert build.EMIT == EMIT and build.TABLES == TABLES
