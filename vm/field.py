@@ -16,8 +16,11 @@ functions trust that their inputs are canonical; they do not check.
 from __future__ import annotations
 
 from functools import cache
+from typing import TYPE_CHECKING
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
+
 
 P = 2**64 - 2**32 + 1
 R = 2**32 - 1  # 2^64 mod p
@@ -92,6 +95,8 @@ def kernels():
 
 
 def _words(values) -> np.ndarray:
+    import numpy as np  # imported on first use: a short run never needs numpy
+
     return np.asarray(values, dtype=np.uint64)
 
 
@@ -117,6 +122,8 @@ def power_vec(base, exponent) -> np.ndarray:
     0^0 = 1.  An int exponent may exceed 2^64; it is reduced without changing
     any result, 0^e with e > 0 included.  Negative exponents are rejected.
     """
+    import numpy as np
+
     if isinstance(exponent, (int, np.integer)):
         exponent = int(exponent)
         if exponent < 0:
@@ -134,6 +141,8 @@ def power_vec(base, exponent) -> np.ndarray:
 
 def inverse_vec(a) -> np.ndarray:
     """Element-wise inverse; ZeroDivisionError if any element is 0."""
+    import numpy as np
+
     values = _words(a)
     if (values == 0).any():
         raise ZeroDivisionError("inverse of zero in F_p")
