@@ -121,19 +121,10 @@ class _Builder:
         self.too_large: list[ast.IntLiteral] = []  # literals >= p seen in this parse
 
     def build(self, tree):
-        results: dict[int, object] = {}
-        stack = [(tree, False)]
-        while stack:
-            node, expanded = stack.pop()
-            if not isinstance(node, Tree):
-                continue
-            if not expanded:
-                stack.append((node, True))
-                stack.extend((child, False) for child in reversed(node.children))
-                continue
-            children = [results.pop(id(c)) if isinstance(c, Tree) else c for c in node.children]
-            results[id(node)] = getattr(self, node.data)(node.meta, children)
-        return results[id(tree)]
+        """The AST of a lark tree: children first, then the rule's method."""
+        build = self.build
+        children = [build(child) if type(child) is Tree else child for child in tree.children]
+        return getattr(self, tree.data)(tree.meta, children)
 
     # --- file structure
     def start(self, meta, children):
