@@ -44,7 +44,12 @@ def _attach_negative_values(argv: list[str]) -> list[str]:
     return result
 
 
+# Compiling walks the syntax tree recursively; a long operator chain is deep.
+RECURSION_LIMIT = 20_000
+
+
 def main(argv: list[str] | None = None) -> int:
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     parser = build_parser()
     arguments = parser.parse_args(_attach_negative_values(sys.argv[1:] if argv is None else argv))
     if arguments.command is None:

@@ -473,7 +473,12 @@ def _signature(params, result) -> str:
 
 def check(project: Project, flags: frozenset[str] = frozenset({"debug"})) -> Checked:
     """Check a loaded project; raise `CompileError` carrying every diagnostic if any is an error."""
-    checked = Checker(project, flags).run()
+    try:
+        checked = Checker(project, flags).run()
+    except RecursionError:
+        path = project.entry.source.path
+        message = "the source is nested too deeply to check"
+        raise CompileError([error("E0006", message, path, ast.Span(1, 1, 1, 1))]) from None
     if checked.errors:
         raise CompileError(checked.diagnostics)
     return checked

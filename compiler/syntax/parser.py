@@ -376,6 +376,9 @@ def parse(text: str, path: str = "<input>") -> ast.SourceFile:
         source = builder.build(_lark().parse(text))
     except UnexpectedInput as problem:
         raise CompileError([_syntax_diagnostic(problem, text, path)]) from None
+    except RecursionError:
+        message = "the source is nested too deeply to compile"
+        raise CompileError([error("E0006", message, path, Span(1, 1, 1, 1))]) from None
     if builder.too_large:
         raise CompileError(
             [
