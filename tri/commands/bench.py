@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.table import Table
 
-from compiler import bench
 from tri.commands.common import EXIT_FAILED, EXIT_OK, UsageError, positive
 from tri.commands.source import add_source_options, resolver_for
+
+if TYPE_CHECKING:
+    from compiler import bench
 
 BUNDLED = Path(__file__).resolve().parents[2] / "benches"
 
@@ -47,6 +50,8 @@ def register(commands) -> None:
 
 
 def directory_of(arguments) -> Path:
+    from compiler import bench  # imported on use: it loads the whole compiler
+
     if arguments.directory is not None:
         directory = Path(arguments.directory)
     else:
@@ -59,6 +64,8 @@ def directory_of(arguments) -> Path:
 
 
 def command_bench(arguments) -> int:
+    from compiler import bench  # imported on use: it loads the whole compiler
+
     directory = directory_of(arguments)
     optimize = not arguments.no_opt
     try:
@@ -117,6 +124,8 @@ def _table(title: str, rows: list[bench.Row], first: str) -> Table:
 
 
 def print_report(rows: list[bench.Row], optimize: bool) -> None:
+    from compiler import bench  # imported on use: it loads the whole compiler
+
     console = Console(highlight=False, width=max(Console().width, 150))
     mode = "optimized" if optimize else "not optimized (--no-opt)"
     console.print(_table(f"per function, compiled ({mode}) / hand", rows, "function"))

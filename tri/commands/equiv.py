@@ -12,8 +12,6 @@ import argparse
 import json
 import math
 
-from compiler.verify import BlockError, check_equivalent
-from compiler.verify.symbolic import block_ops
 from tri.commands.common import EXIT_FAILED, EXIT_OK, UsageError, load_tasm
 from vm.isa import ISAS
 
@@ -48,6 +46,9 @@ def register(commands) -> None:
 
 
 def _load_block(path: str, isa: str):
+    from compiler.verify import BlockError  # imported on use, like the rest of the verifier
+    from compiler.verify.symbolic import block_ops
+
     program = load_tasm(path, isa)
     try:
         block_ops(program)
@@ -67,6 +68,8 @@ def _bound_text(bound: float) -> str:
 
 
 def command_equiv(arguments) -> int:
+    from compiler.verify import check_equivalent
+
     first = _load_block(arguments.first, arguments.isa)
     second = _load_block(arguments.second, arguments.isa)
     verdict = check_equivalent(

@@ -10,7 +10,6 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from compiler.evaluate import evaluate
 from tri import api
 from tri.commands.build import function_report, print_function_report, source_program, static_report
 from tri.commands.common import (
@@ -162,6 +161,8 @@ def run_source(arguments) -> int:
     checked = load_checked(arguments.program, arguments)
     if checked.entry is None:
         raise UsageError(f"error: {arguments.program} is a module; only a program can run")
+    from compiler.evaluate import evaluate  # imported on use: it loads the front end
+
     evaluation = evaluate(
         checked,
         public_input=arguments.input,
