@@ -21,7 +21,7 @@ from compiler.lower.control import lower
 from compiler.lower.link import link
 from compiler.optimize.engine import Rule, match, replacement, rewrite
 from compiler.optimize.passes import optimize_items, optimize_tasm, optimize_tir
-from compiler.optimize.rules import SKIZ_RULES, TASM_RULES, TIR_RULES
+from compiler.optimize.rules import SELECT_RULES, SKIZ_RULES, TASM_RULES, TIR_RULES
 from compiler.tir.builder import build_tir
 from compiler.tir.ops import Op, tasm_of
 from vm import interp, tasm
@@ -146,6 +146,19 @@ def check_rule(rule: Rule, tir: bool, suffix: tuple = ()) -> None:
 @pytest.mark.parametrize("rule", TASM_RULES, ids=str)
 def test_tasm_rule_is_sound(rule):
     check_rule(rule, tir=False)
+
+
+@pytest.mark.parametrize("rule", SELECT_RULES, ids=str)
+def test_select_rule_is_sound(rule):
+    check_rule(rule, tir=False)
+
+
+def test_select_rules_never_start_at_a_guarded_instruction():
+    from compiler.lower.asm import Instr
+
+    guarded = [Instr("skiz", None), Instr("push", 0), Instr("eq", None), Instr("skiz", None)]
+    guarded += [Instr("swap", 1), Instr("swap", 1), Instr("pop", 1)]
+    assert optimize_items(guarded) == guarded
 
 
 @pytest.mark.parametrize("rule", SKIZ_RULES, ids=str)

@@ -14,7 +14,7 @@ from dataclasses import replace
 from compiler.lower.asm import CONTROL, AsmFunction, AsmProgram, Instr, Label
 from compiler.optimize.engine import match, replacement, rewrite
 from compiler.optimize.inline import inline_small
-from compiler.optimize.rules import SKIZ_RULES, TASM_RULES, TIR_RULES
+from compiler.optimize.rules import SELECT_RULES, SKIZ_RULES, TASM_RULES, TIR_RULES
 from compiler.tir.ops import IfElse, IfOnly, Loop, Op, Program, ProofBlock
 
 
@@ -82,7 +82,33 @@ def optimize_items(items, rules=TASM_RULES) -> list:
             continue
         run.append(item)
     flush()
-    return result
+    return _selects(result) if rules is TASM_RULES else result
+
+
+def _selects(items: list) -> list:
+    """Apply SELECT_RULES, whose patterns span a `skiz` and the instruction it guards.
+
+    A pattern never starts at a guarded instruction and never spans a label.
+    """
+    position = 0
+    while position < len(items):
+        guarded = position > 0 and _is(items[position - 1], "skiz")
+        for rule in () if guarded else SELECT_RULES:
+            window = items[position : position + len(rule.parsed_pattern)]
+            if any(isinstance(item, Label) for item in window):
+                continue
+            pairs = [(item.name, item.arg) for item in window]
+            bindings = match(rule, pairs, 0)
+            if bindings is not None:
+                new = [Instr(name, arg) for name, arg in replacement(rule, bindings)]
+                items = items[:position] + new + items[position + len(window) :]
+                break
+        position += 1
+    return items
+
+
+def _is(item, name: str) -> bool:
+    return isinstance(item, Instr) and item.name == name
 
 
 def _before_skiz(items: list, rules) -> list:

@@ -125,3 +125,21 @@ TASM_RULES = TASM_RULES + (
     Rule("eq; push 0; eq; push 0; eq", "eq", "eq gives 0 or 1: negating twice is the identity"),
     Rule("lt; push 0; eq; push 0; eq", "lt", "lt gives 0 or 1: negating twice is the identity"),
 )
+
+
+# --- TASM rules across a `skiz`: choosing one of two values ------------------------------------
+# A pattern holds the `skiz` and the one instruction it guards, so rewriting it whole is safe;
+# the pass never starts a pattern at the instruction a `skiz` guards.
+
+SELECT_RULES: tuple[Rule, ...] = (
+    Rule(
+        "push 0; eq; skiz; swap 1; swap 1; pop 1",
+        "skiz; swap 1; pop 1",
+        "select with a negated condition: the extra swap undoes the negation",
+    ),
+    Rule(
+        "dup 0; dup 2; lt; skiz; swap 1; swap 1; pop 1",
+        "dup 1; dup 1; lt; skiz; swap 1; pop 1",
+        "select the smaller: compare the other way round; equal operands select the same value",
+    ),
+)
