@@ -214,7 +214,7 @@ class _Builder:
     t_digest = _named("Digest")
 
     def t_named(self, meta, children):
-        return ast.NamedType(children[0][0], _span(meta))
+        return ast.NamedType(".".join(children), _span(meta))
 
     def t_array(self, meta, children):
         return ast.ArrayType(children[0], children[1], _span(meta))
@@ -355,7 +355,7 @@ class _Builder:
         return (str(name), value)
 
     def var(self, meta, children):
-        return ast.Var(children[0][0], _span(meta))
+        return ast.Var(".".join(children), _span(meta))
 
     def tuple(self, meta, children):
         return ast.TupleExpr([c for c in children if c is not None], _span(meta))
