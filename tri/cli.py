@@ -9,11 +9,12 @@ caret for syntax errors); anything else is an internal error and says so.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from tri import __version__
 from tri.commands import bench, build, check, equiv, fmt, run, view
-from tri.commands.common import EXIT_USAGE, UsageError
+from tri.commands.common import EXIT_OK, EXIT_USAGE, UsageError
 
 # Each command module has `register(subparsers)`, which adds its parsers and sets
 # `handler` to a function from parsed arguments to an exit code.
@@ -63,6 +64,9 @@ def main(argv: list[str] | None = None) -> int:
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
         return 130
+    except BrokenPipeError:  # the reader went away (`tri ... | head`): stop quietly
+        sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - so that the exit flush cannot fail
+        return EXIT_OK
 
 
 if __name__ == "__main__":
