@@ -170,6 +170,7 @@ def test_runaway_loop_is_bounded(capsys, tmp_path):
         ["run", "--ram", "5", "x.tasm"],
         ["run", "--isa", "v9", "x.tasm"],
         ["run", "--max-steps", "0", "x.tasm"],
+        ["run", "--max-steps", str(2**63), "x.tasm"],
         ["run", "--input", str(P), "x.tasm"],
         ["frobnicate"],
     ],

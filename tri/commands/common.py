@@ -56,13 +56,16 @@ def ram_cells(text: str) -> tuple[tuple[int, int], ...]:
     return tuple(cells)
 
 
+LARGEST_COUNT = 2**62  # step limits and counts beyond this are not meaningful (and overflow C)
+
+
 def positive(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"'{text}' is not an integer") from None
-    if value <= 0:
-        raise argparse.ArgumentTypeError("must be positive")
+    if not 0 < value <= LARGEST_COUNT:
+        raise argparse.ArgumentTypeError(f"must be between 1 and 2^62, got {value}")
     return value
 
 
