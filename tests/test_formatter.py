@@ -20,6 +20,8 @@ from compiler.syntax.parser import parse
 from tri.cli import main
 
 ROOT = Path(__file__).parent.parent
+
+
 def _parses(path: Path) -> bool:
     try:
         parse(path.read_text(), str(path))
@@ -861,3 +863,28 @@ def test_fmt_unreadable_path_exits_2(tmp_path, capsys):
     missing = tmp_path / "missing.tri"
     assert err.strip() == f"error: cannot read {missing}: no such file or directory"
     assert out.splitlines() == [str(tmp_path / "ugly.tri")]
+
+
+def test_a_head_ending_in_a_capitalized_name_keeps_parentheses():
+    """`if a == N {}` would parse `N {}` as a struct literal (found by test_random_statements)."""
+    source = textwrap.dedent(
+        """\
+        program p
+
+        const N: Field = 3
+
+        fn main() {
+            if 0 {
+            } else if (N) {
+            } else {
+            }
+            if 1 == (N) {}
+            for i in 0..(N) {}
+            for j in 0..N bounded 3 {}
+        }
+        """
+    )
+    formatted = format_source(source)
+    assert "else if (N) {}" in formatted and "if (1 == N) {}" in formatted
+    assert "for i in 0..(N) {}" in formatted and "for j in 0..N bounded 3 {}" in formatted
+    assert_formats_well(source)

@@ -148,6 +148,22 @@ def field_list_text(fields: list[tuple[str, ast.Expr]], guard: bool = False) -> 
     return "{ " + ", ".join(parts) + " }"
 
 
+_ENDS_IN_TYPE_NAME = re.compile(r"(?<![\w.])(?:[a-z_]\w*\.)*[A-Z]\w*$")
+
+
+def _before_brace(text: str, block: ast.Block) -> str:
+    """Parenthesize a head that ends in a capitalized name when its block would make the two
+    read as a struct literal (language.md §6.1): `if a == N {}` or `if a == N { x }`."""
+    statements = block.statements
+    looks_like_fields = not statements or (
+        len(statements) == 1
+        and isinstance(statements[0], ast.ExprStatement)
+        and isinstance(statements[0].expr, ast.Var)
+        and "." not in statements[0].expr.path
+    )
+    return f"({text})" if looks_like_fields and _ENDS_IN_TYPE_NAME.search(text) else text
+
+
 def _needs_guard(*exprs: ast.Expr | None) -> bool:
     """Whether a line holding `exprs` contains a generic call `f<N>(...)`."""
     return any(
@@ -455,10 +471,9 @@ class _Printer:
             case ast.For(variable=variable, start=start, end=end, bound=bound, body=body):
                 self.moved(body.span.line, indent)
                 guard = _needs_guard(start, end)
-                header = (
-                    f"for {variable or '_'} in "
-                    f"{expression_text(start, guard)}..{expression_text(end, guard)}"
-                )
+                end_text = expression_text(end, guard)
+                header = f"for {variable or '_'} in {expression_text(start, guard)}.."
+                header += end_text if bound is not None else _before_brace(end_text, body)
                 if bound is not None:
                     header += f" bounded {bound}"
                 self.block(indent, header, body)
@@ -472,6 +487,7 @@ class _Printer:
 
     def if_chain(self, node: ast.If, indent: int, continues: bool) -> None:
         condition = expression_text(node.condition, _needs_guard(node.condition))
+        condition = _before_brace(condition, node.then_block)
         keyword = "else if " if continues else "if "
         self.block(indent, keyword + condition, node.then_block, continues)
         otherwise = node.else_block
@@ -495,7 +511,10 @@ class _Printer:
     def match(self, node: ast.Match, indent: int) -> None:
         open_line, close_line = node.scrutinee.span.end_line, node.span.end_line
         self.moved(open_line, indent)
-        header = "match " + expression_text(node.scrutinee, _needs_guard(node.scrutinee))
+        scrutinee = expression_text(node.scrutinee, _needs_guard(node.scrutinee))
+        header = "match " + (
+            f"({scrutinee})" if _ENDS_IN_TYPE_NAME.search(scrutinee) else scrutinee
+        )
         arms = node.arms
         if not self.has_content(arms, close_line):
             self.write(indent, header + " {}", close_line)
