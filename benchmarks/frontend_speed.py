@@ -26,7 +26,9 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 def sources() -> list[Path]:
-    return sorted((ROOT / "stdlib").rglob("*.tri")) + sorted((ROOT / "tests" / "programs").rglob("*.tri"))
+    return sorted((ROOT / "stdlib").rglob("*.tri")) + sorted(
+        (ROOT / "tests" / "programs").rglob("*.tri")
+    )
 
 
 def parse_all(files: list[Path], texts: dict[Path, str]) -> float:
