@@ -5,29 +5,13 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from cli_helpers import HEIGHT_NAMES, tri
+
 from compiler.check.resolve import DEFAULT_LIBRARY
-from tri.cli import main
 from vm import tasm
 
 PROGRAMS = Path(__file__).parent / "programs" / "valid"
 ARITHMETIC = PROGRAMS / "arithmetic.tri"
-HEIGHT_NAMES = [
-    "program",
-    "processor",
-    "op_stack",
-    "ram",
-    "jump_stack",
-    "hash",
-    "cascade",
-    "lookup",
-    "u32",
-]
-
-
-def tri(capsys, *arguments):
-    code = main([str(argument) for argument in arguments])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def test_build_prints_tasm_that_assembles(capsys):

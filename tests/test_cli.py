@@ -6,29 +6,13 @@ import sys
 from pathlib import Path
 
 import pytest
+from cli_helpers import HEIGHT_NAMES, tri
 
 from tri import __version__
 from tri.cli import main
 from vm.field import P
 
 PROGRAMS = Path(__file__).parent / "programs"
-HEIGHT_NAMES = [
-    "program",
-    "processor",
-    "op_stack",
-    "ram",
-    "jump_stack",
-    "hash",
-    "cascade",
-    "lookup",
-    "u32",
-]
-
-
-def tri(capsys, *arguments):
-    code = main([str(argument) for argument in arguments])
-    captured = capsys.readouterr()
-    return code, captured.out, captured.err
 
 
 def write(tmp_path, text, name="program.tasm"):
