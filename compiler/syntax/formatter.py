@@ -40,6 +40,7 @@ import re
 from collections import deque
 from dataclasses import dataclass
 
+from compiler.diagnostics import CompileError, error
 from compiler.syntax import ast
 from compiler.syntax.parser import PRECEDENCE, parse, walk
 
@@ -54,7 +55,12 @@ _NEVER = 10**9  # a line number after every line
 
 def format_source(text: str, path: str = "<input>") -> str:
     """The canonical form of `text`; raises `CompileError` if it does not parse."""
-    return _Printer(text, parse(text, path)).source_file()
+    source = parse(text, path)
+    try:
+        return _Printer(text, source).source_file()
+    except RecursionError:
+        message = "the source is nested too deeply to format"
+        raise CompileError([error("E0006", message, path, ast.Span(1, 1, 1, 1))]) from None
 
 
 # --- expressions and types -------------------------------------------------------------------

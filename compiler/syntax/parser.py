@@ -12,12 +12,13 @@ import re
 from functools import cache, lru_cache
 from pathlib import Path
 
-from lark import Lark, Token, Tree
+from lark import Lark, Token
 from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from compiler.diagnostics import CompileError, error
 from compiler.syntax import ast
 from compiler.syntax.ast import Span
+from compiler.syntax.lalr import REJECTED, FastParser
 
 GRAMMAR = Path(__file__).with_name("grammar.lark")
 _COMMENT = re.compile(r"//[^\n]*")
@@ -66,15 +67,107 @@ _READABLE = {
 
 @cache
 def _lark() -> Lark:
-    """The parser; its tables are built once and cached on disk by lark."""
+    """The lark parser, its tables built once and cached on disk by lark.
+
+    Only its tables and lexers are used on source that parses (by
+    `FastParser`, which builds the AST as it goes); lark itself parses only
+    text the fast driver rejected, to raise the error diagnostics describe.
+    """
     return Lark(
         GRAMMAR.read_text(),
         parser="lalr",
         lexer="contextual",
-        propagate_positions=True,
+        propagate_positions=False,
         maybe_placeholders=True,
         cache=True,
     )
+
+
+def _reducer(builder: _Builder):
+    """`reducer(rule)` for `FastParser`: what to do when lark's `rule` is reduced.
+
+    It does what lark's own tree builder would (drop anonymous tokens, insert
+    None for an absent `[optional]`, splice inlined `_rules` into their parent,
+    pass a `?rule`'s single child through) and calls the builder method named
+    by the rule or its alias, with the span from its first symbol to its last.
+    """
+
+    def for_rule(rule):
+        expansion = rule.expansion
+        nones = [0] * (len(expansion) + 1)
+        if rule.options.empty_indices:  # absent [optional] symbols, as lark records them
+            runs = "".join("1" if empty else "0" for empty in rule.options.empty_indices)
+            nones = [len(run) for run in runs.split("0")]
+        plan = []  # (symbol index, splice?, Nones to insert before it)
+        pending = 0
+        for index, symbol in enumerate(expansion):
+            pending += nones[index]
+            if not (symbol.is_term and symbol.filter_out):
+                plan.append((index, not symbol.is_term and symbol.name.startswith("_"), pending))
+                pending = 0
+        trailing = pending + nones[-1]
+
+        if rule.options.expand1 and not rule.alias:  # `?rule`: one kept symbol, passed on
+            if len(plan) != 1 or plan[0][1] or plan[0][2] or trailing:
+                raise ValueError(f"unsupported ?rule shape: {rule}")
+            kept = plan[0][0]
+            return None if len(expansion) == 1 else lambda values, first, last: values[kept]
+
+        children = _children(plan, trailing, len(expansion))
+        name = rule.alias or rule.origin.name
+        if name.startswith("_"):  # inlined: its children join its parent's
+            return lambda values, first, last: children(values)
+        method = getattr(builder, name)
+
+        def reduce(values, first, last):
+            span = Span(first[0], first[1], last[2], max(last[3] - 1, first[1]))
+            return method(span, children(values))
+
+        return reduce
+
+    return for_rule
+
+
+def _children(plan, trailing: int, size: int):
+    """The function from a rule's symbol values to the children its builder method takes."""
+    if not trailing and not any(splice or before for _, splice, before in plan):
+        indices = [index for index, _, _ in plan]
+        if indices == list(range(size)):
+            return lambda values: values  # a fresh slice of the value stack
+        return lambda values: [values[index] for index in indices]
+    # A left-recursive `_rule` (x* and x+ expand to them) extends its own list in
+    # place: each value is consumed once, and copying would make a list of n cost n².
+    reuse = bool(plan) and plan[0][1] and not plan[0][2]
+    rest = plan[1:] if reuse else plan
+
+    def children(values):
+        result = values[plan[0][0]] if reuse else []
+        for index, splice, before in rest:
+            if before:
+                result += [None] * before
+            if splice:
+                result += values[index]
+            else:
+                result.append(values[index])
+        if trailing:
+            result += [None] * trailing
+        return result
+
+    return children
+
+
+@cache
+def _parser() -> tuple[Lark, FastParser, _Builder]:
+    """lark's parser (for error messages) and the fast driver that builds the AST."""
+    instance = _lark()
+    builder = _Builder()
+    kept = frozenset(
+        symbol.name
+        for rule in instance.rules
+        for symbol in rule.expansion
+        if symbol.is_term and not symbol.filter_out
+    )
+    return instance, FastParser(instance, _reducer(builder), kept), builder
 
 
 PRECEDENCE = {"==": 1, "<": 2, "+": 3, "*": 4, "*.": 4, "&": 5, "^": 5, "/%": 6}
@@ -100,63 +193,51 @@ def _climb(operands: list, operators: list[str]):
     return parse_level(1)
 
 
-def _span(meta) -> Span:
-    if getattr(meta, "empty", True):
-        return ast.NO_SPAN
-    return Span(meta.line, meta.column, meta.end_line, max(meta.end_column - 1, meta.column))
-
-
 def _token_span(token: Token) -> Span:
     return Span(token.line, token.column, token.end_line, max(token.end_column - 1, token.column))
 
 
 class _Builder:
-    """Builds AST dataclasses from lark's parse tree, one method per rule.
+    """Builds AST dataclasses, one method per grammar rule (or alias).
 
-    `build` walks the tree itself (children first) instead of using lark's
-    Transformer, whose per-call wrappers cost more than the building does.
+    Each method takes the rule's span and its kept children: tokens, the
+    values of child rules, and None for an absent optional part.
     """
 
     def __init__(self):
         self.too_large: list[ast.IntLiteral] = []  # literals >= p seen in this parse
 
-    def build(self, tree):
-        """The AST of a lark tree: children first, then the rule's method."""
-        build = self.build
-        children = [build(child) if type(child) is Tree else child for child in tree.children]
-        return getattr(self, tree.data)(tree.meta, children)
-
     # --- file structure
-    def start(self, meta, children):
+    def start(self, span, children):
         header, *rest = children
         kind, name, name_span = header
         uses = [c for c in rest if isinstance(c, ast.Use)]
         io = [c for c in rest if isinstance(c, ast.IoDeclaration)]
         items = [c for c in rest if not isinstance(c, ast.Use | ast.IoDeclaration)]
-        return ast.SourceFile(kind, name, uses, io, items, span=_span(meta), name_span=name_span)
+        return ast.SourceFile(kind, name, uses, io, items, span=span, name_span=name_span)
 
-    def program_header(self, meta, children):
+    def program_header(self, span, children):
         return ("program", str(children[0]), _token_span(children[0]))
 
-    def module_header(self, meta, children):
+    def module_header(self, span, children):
         return ("module", children[0][0], children[0][1])
 
-    def use_decl(self, meta, children):
-        return ast.Use(children[0][0], _span(meta))
+    def use_decl(self, span, children):
+        return ast.Use(children[0][0], span)
 
-    def dotted(self, meta, children):
-        return (".".join(str(c) for c in children), _span(meta))
+    def dotted(self, span, children):
+        return (".".join(str(c) for c in children), span)
 
-    def pub_io(self, meta, children):
-        return ast.IoDeclaration(f"pub {children[1]}", _span(meta))
+    def pub_io(self, span, children):
+        return ast.IoDeclaration(f"pub {children[1]}", span)
 
-    def sec_input(self, meta, children):
-        return ast.IoDeclaration("sec input", _span(meta))
+    def sec_input(self, span, children):
+        return ast.IoDeclaration("sec input", span)
 
-    def sec_ram(self, meta, children):
-        return ast.IoDeclaration("sec ram", _span(meta))
+    def sec_ram(self, span, children):
+        return ast.IoDeclaration("sec ram", span)
 
-    def item(self, meta, children):
+    def item(self, span, children):
         attributes = [c for c in children if isinstance(c, ast.Attribute)]
         public = any(isinstance(c, Token) and c.type == "PUB" for c in children)
         definition = children[-1]
@@ -165,45 +246,45 @@ class _Builder:
             definition.public = public
         return definition
 
-    def attribute(self, meta, children):
+    def attribute(self, span, children):
         argument = str(children[1])[1:-1].strip() if children[1] is not None else None
-        return ast.Attribute(str(children[0]), argument, _span(meta))
+        return ast.Attribute(str(children[0]), argument, span)
 
-    def fn_def(self, meta, children):
+    def fn_def(self, span, children):
         name, size_parameters, *params, return_type, body = children
         params = [p for p in params if p is not None]
         return ast.Function(
-            str(name), False, [], size_parameters or [], params, return_type, body, _span(meta)
+            str(name), False, [], size_parameters or [], params, return_type, body, span
         )
 
-    def size_params(self, meta, children):
+    def size_params(self, span, children):
         return [str(c) for c in children]
 
-    def param(self, meta, children):
-        return ast.Param(str(children[0]), children[1], _span(meta))
+    def param(self, span, children):
+        return ast.Param(str(children[0]), children[1], span)
 
-    def const_def(self, meta, children):
-        return ast.Const(str(children[0]), False, [], children[1], children[2], _span(meta))
+    def const_def(self, span, children):
+        return ast.Const(str(children[0]), False, [], children[1], children[2], span)
 
-    def struct_def(self, meta, children):
+    def struct_def(self, span, children):
         fields = [c for c in children[1:] if c is not None]
-        return ast.Struct(str(children[0]), False, [], fields, _span(meta))
+        return ast.Struct(str(children[0]), False, [], fields, span)
 
-    def sfield(self, meta, children):
+    def sfield(self, span, children):
         public, name, type_ = children
-        return ast.StructField(str(name), type_, public is not None, _span(meta))
+        return ast.StructField(str(name), type_, public is not None, span)
 
-    def event_def(self, meta, children):
+    def event_def(self, span, children):
         fields = [c for c in children[1:] if c is not None]
-        return ast.Event(str(children[0]), [], fields, _span(meta))
+        return ast.Event(str(children[0]), [], fields, span)
 
-    def efield(self, meta, children):
-        return ast.StructField(str(children[0]), children[1], False, _span(meta))
+    def efield(self, span, children):
+        return ast.StructField(str(children[0]), children[1], False, span)
 
     # --- types
     def _named(name):
-        def build(self, meta, children):
-            return ast.NamedType(name, _span(meta))
+        def build(self, span, children):
+            return ast.NamedType(name, span)
 
         return build
 
@@ -213,155 +294,153 @@ class _Builder:
     t_u32 = _named("U32")
     t_digest = _named("Digest")
 
-    def t_named(self, meta, children):
-        return ast.NamedType(".".join(children), _span(meta))
+    def t_named(self, span, children):
+        return ast.NamedType(".".join(children), span)
 
-    def t_array(self, meta, children):
-        return ast.ArrayType(children[0], children[1], _span(meta))
+    def t_array(self, span, children):
+        return ast.ArrayType(children[0], children[1], span)
 
-    def t_tuple(self, meta, children):
+    def t_tuple(self, span, children):
         if len(children) == 1:
             return children[0]
-        return ast.TupleType(list(children), _span(meta))
+        return ast.TupleType(list(children), span)
 
-    def size_sum(self, meta, children):
-        return self._fold("+", children, meta)
+    def size_sum(self, span, children):
+        return self._fold("+", children, span)
 
-    def size_product(self, meta, children):
-        return self._fold("*", children, meta)
+    def size_product(self, span, children):
+        return self._fold("*", children, span)
 
-    def _fold(self, operator, children, meta):
+    def _fold(self, operator, children, span):
         result = children[0]
         for child in children[1:]:
-            result = ast.SizeBinary(operator, result, child, _span(meta))
+            result = ast.SizeBinary(operator, result, child, span)
         return result
 
-    def size_literal(self, meta, children):
-        return ast.SizeLiteral(int(children[0]), _span(meta))
+    def size_literal(self, span, children):
+        return ast.SizeLiteral(int(children[0]), span)
 
-    def size_name(self, meta, children):
-        return ast.SizeName(str(children[0]), _span(meta))
+    def size_name(self, span, children):
+        return ast.SizeName(str(children[0]), span)
 
     # --- statements
-    def block(self, meta, children):
-        return ast.Block(list(children), _span(meta))
+    def block(self, span, children):
+        return ast.Block(list(children), span)
 
-    def let_stmt(self, meta, children):
+    def let_stmt(self, span, children):
         mutable, pattern, type_, value = children
-        return ast.Let(mutable is not None, pattern, type_, value, _span(meta))
+        return ast.Let(mutable is not None, pattern, type_, value, span)
 
-    def pat_name(self, meta, children):
-        return ast.PatternName(str(children[0]), _span(meta))
+    def pat_name(self, span, children):
+        return ast.PatternName(str(children[0]), span)
 
-    def pat_wild(self, meta, children):
-        return ast.PatternWild(_span(meta))
+    def pat_wild(self, span, children):
+        return ast.PatternWild(span)
 
-    def pat_tuple(self, meta, children):
+    def pat_tuple(self, span, children):
         names = [None if str(c) == "_" else str(c) for c in children]
-        return ast.PatternTuple(names, _span(meta))
+        return ast.PatternTuple(names, span)
 
-    def assign_stmt(self, meta, children):
-        return ast.Assign(children[0], children[1], _span(meta))
+    def assign_stmt(self, span, children):
+        return ast.Assign(children[0], children[1], span)
 
-    def if_stmt(self, meta, children):
+    def if_stmt(self, span, children):
         condition, then_block, otherwise = children
         if isinstance(otherwise, ast.If):
             otherwise = ast.Block([otherwise], otherwise.span)
-        return ast.If(condition, then_block, otherwise, _span(meta))
+        return ast.If(condition, then_block, otherwise, span)
 
-    def for_stmt(self, meta, children):
+    def for_stmt(self, span, children):
         variable, start, end, bound, body = children
         name = None if str(variable) == "_" else str(variable)
-        return ast.For(
-            name, start, end, int(bound) if bound is not None else None, body, _span(meta)
-        )
+        return ast.For(name, start, end, int(bound) if bound is not None else None, body, span)
 
-    def match_stmt(self, meta, children):
-        return ast.Match(children[0], list(children[1:]), _span(meta))
+    def match_stmt(self, span, children):
+        return ast.Match(children[0], list(children[1:]), span)
 
-    def arm(self, meta, children):
-        return ast.MatchArm(children[0], children[1], _span(meta))
+    def arm(self, span, children):
+        return ast.MatchArm(children[0], children[1], span)
 
-    def mpat_int(self, meta, children):
+    def mpat_int(self, span, children):
         return int(children[0])
 
-    def mpat_true(self, meta, children):
+    def mpat_true(self, span, children):
         return True
 
-    def mpat_false(self, meta, children):
+    def mpat_false(self, span, children):
         return False
 
-    def mpat_wild(self, meta, children):
+    def mpat_wild(self, span, children):
         return None
 
-    def mpat_struct(self, meta, children):
+    def mpat_struct(self, span, children):
         return (str(children[0]), [c for c in children[1:] if c is not None])
 
-    def fpat(self, meta, children):
+    def fpat(self, span, children):
         return (str(children[0]), str(children[1]) if children[1] is not None else None)
 
-    def return_stmt(self, meta, children):
-        return ast.Return(children[0], _span(meta))
+    def return_stmt(self, span, children):
+        return ast.Return(children[0], span)
 
-    def reveal_stmt(self, meta, children):
-        return ast.Emit("reveal", str(children[0]), [c for c in children[1:] if c], _span(meta))
+    def reveal_stmt(self, span, children):
+        return ast.Emit("reveal", str(children[0]), [c for c in children[1:] if c], span)
 
-    def seal_stmt(self, meta, children):
-        return ast.Emit("seal", str(children[0]), [c for c in children[1:] if c], _span(meta))
+    def seal_stmt(self, span, children):
+        return ast.Emit("seal", str(children[0]), [c for c in children[1:] if c], span)
 
-    def asm_stmt(self, meta, children):
-        return ast.Asm(str(children[0]), _span(meta))
+    def asm_stmt(self, span, children):
+        return ast.Asm(str(children[0]), span)
 
-    def expr_stmt(self, meta, children):
-        return ast.ExprStatement(children[0], _span(meta))
+    def expr_stmt(self, span, children):
+        return ast.ExprStatement(children[0], span)
 
     # --- expressions
-    def binary(self, meta, children):
+    def binary(self, span, children):
         """Group a flat `operand (operator operand)*` list by precedence, left-associative."""
         operands, operators = children[0::2], [str(token) for token in children[1::2]]
         return _climb(operands, operators)
 
-    def index(self, meta, children):
-        return ast.Index(children[0], children[1], _span(meta))
+    def index(self, span, children):
+        return ast.Index(children[0], children[1], span)
 
-    def int_lit(self, meta, children):
-        literal = ast.IntLiteral(int(children[0]), _span(meta))
+    def int_lit(self, span, children):
+        literal = ast.IntLiteral(int(children[0]), span)
         if literal.value >= P:
             self.too_large.append(literal)
         return literal
 
-    def true_lit(self, meta, children):
-        return ast.BoolLiteral(True, _span(meta))
+    def true_lit(self, span, children):
+        return ast.BoolLiteral(True, span)
 
-    def false_lit(self, meta, children):
-        return ast.BoolLiteral(False, _span(meta))
+    def false_lit(self, span, children):
+        return ast.BoolLiteral(False, span)
 
-    def call(self, meta, children):
+    def call(self, span, children):
         callee, size_arguments, *arguments = children
         arguments = [a for a in arguments if a is not None]
-        return ast.Call(str(callee), size_arguments or [], arguments, _span(meta))
+        return ast.Call(str(callee), size_arguments or [], arguments, span)
 
-    def gargs(self, meta, children):
+    def gargs(self, span, children):
         return list(children)
 
-    def struct_lit(self, meta, children):
+    def struct_lit(self, span, children):
         fields = [c for c in children[1:] if c is not None]
-        return ast.StructLiteral(str(children[0]), fields, _span(meta))
+        return ast.StructLiteral(str(children[0]), fields, span)
 
-    def finit(self, meta, children):
+    def finit(self, span, children):
         name, value = children
         if value is None:
             value = ast.Var(str(name), _token_span(name))
         return (str(name), value)
 
-    def var(self, meta, children):
-        return ast.Var(".".join(children), _span(meta))
+    def var(self, span, children):
+        return ast.Var(".".join(children), span)
 
-    def tuple(self, meta, children):
-        return ast.TupleExpr([c for c in children if c is not None], _span(meta))
+    def tuple(self, span, children):
+        return ast.TupleExpr([c for c in children if c is not None], span)
 
-    def array(self, meta, children):
-        return ast.ArrayExpr([c for c in children if c is not None], _span(meta))
+    def array(self, span, children):
+        return ast.ArrayExpr([c for c in children if c is not None], span)
 
 
 @lru_cache(maxsize=1024)
@@ -371,9 +450,13 @@ def parse(text: str, path: str = "<input>") -> ast.SourceFile:
     Results are cached by (text, path): a library module imported by many
     programs is parsed once per process.  Callers must not mutate the AST.
     """
-    builder = _Builder()
+    instance, fast, builder = _parser()
+    builder.too_large = []
     try:
-        source = builder.build(_lark().parse(text))
+        source = fast.parse(text)
+        if source is REJECTED:  # let lark find the error and say what it expected
+            instance.parse(text)
+            raise AssertionError("lark accepts a text the fast parser rejected")
     except UnexpectedInput as problem:
         raise CompileError([_syntax_diagnostic(problem, text, path)]) from None
     except RecursionError:
