@@ -15,7 +15,7 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from compiler.diagnostics import CompileError
-from compiler.syntax.formatter import format_source
+from compiler.syntax.formatter import MAX_WIDTH, format_source
 from compiler.syntax.parser import parse
 from tri.cli import main
 
@@ -499,6 +499,52 @@ GOLDEN = {
         }
         """,
     ),
+    "long lines break at the outermost list or operator chain, then inside": (
+        """
+        module m
+        fn main() {
+            let total: Field = helper(123456789, 987654321, 1122334455, 5544332211,
+                9988776655) + helper(1, 2, 3, 4, 5) * helper(6, 7, 8, 9, 10)
+            let p: Point = Point { x: helper(1000000001, 1000000002, 1000000003,
+                1000000004, 1000000005), y: y }
+            pub_write(helper(p.x, p.y, values[0], values[1], helper(values[2],
+                values[3], values[4], values[5], t)))
+            reveal Transfer { sender: sender_address_digest_value,
+                receiver: receiver_address_digest, amount }
+        }
+        const LIMIT: Field = first_component_of_upper_limit_a
+            * second_component_of_upper_limit + (a + b) * c
+        """,
+        """
+        module m
+
+        fn main() {
+            let total: Field = helper(123456789, 987654321, 1122334455, 5544332211, 9988776655)
+                + helper(1, 2, 3, 4, 5) * helper(6, 7, 8, 9, 10)
+            let p: Point = Point {
+                x: helper(1000000001, 1000000002, 1000000003, 1000000004, 1000000005),
+                y,
+            }
+            pub_write(
+                helper(
+                    p.x,
+                    p.y,
+                    values[0],
+                    values[1],
+                    helper(values[2], values[3], values[4], values[5], t),
+                ),
+            )
+            reveal Transfer {
+                sender: sender_address_digest_value,
+                receiver: receiver_address_digest,
+                amount,
+            }
+        }
+
+        const LIMIT: Field = first_component_of_upper_limit_a * second_component_of_upper_limit
+            + (a + b) * c
+        """,
+    ),
 }
 
 
@@ -802,6 +848,50 @@ def test_random_statements(data, body):
 def test_random_items(data, items):
     text = _lay_out(data, f"module m\0use a.b\0use c\0{items}\0")
     _check_random(text)
+
+
+# Long expressions without parentheses (which the formatter keeps on one line): every line of
+# the output fits the width.
+LONG_NAMES = st.sampled_from(
+    ["accumulator_value", "m.running_total", "weights.scale_factor", "N", "4294967295"]
+)
+
+
+def _wide_expressions(depth: int = 3):
+    if depth == 0:
+        return LONG_NAMES
+    inner = st.deferred(lambda: _wide_expressions(depth - 1))
+    many = st.lists(inner, min_size=0, max_size=4)
+    return st.one_of(
+        LONG_NAMES,
+        st.builds(
+            lambda left, operator, right: f"{left} {operator} {right}", inner, OPERATORS, inner
+        ),
+        st.builds(
+            lambda callee, arguments: f"{callee}({', '.join(arguments)})",
+            st.sampled_from(["combine", "io.write_value", "std.m.mix"]),
+            many,
+        ),
+        st.lists(inner, min_size=2, max_size=3).map(lambda items: f"({', '.join(items)})"),
+        many.map(lambda items: f"[{', '.join(items)}]"),
+        st.builds(lambda value: f"Pair {{ first: {value}, second }}", inner),
+    )
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_wide_expressions(), st.integers(0, 4), st.sampled_from(["let v = ", "v = ", "return ", ""]))
+def test_long_lines_are_broken_to_fit(expression, depth, statement):
+    body = f"{statement}{expression}"
+    for _ in range(depth):
+        body = f"if c {{\n{body}\n}}"
+    text = f"module m\nfn f() {{\n{body}\n}}\n"
+    try:
+        parse(text)
+    except CompileError:
+        assume(False)  # e.g. `a < g<3>(b)` on one line: the lexer takes `a` for a call
+    formatted = assert_formats_well(text)
+    too_long = [line for line in formatted.splitlines() if len(line) > MAX_WIDTH]
+    assert not too_long, formatted
 
 
 # --- tri fmt -------------------------------------------------------------------------------------

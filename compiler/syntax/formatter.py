@@ -20,9 +20,13 @@ The style:
   one-line lists have no trailing comma.  Struct and event definitions put one field per line,
   each followed by a comma.  Match arms are not followed by a comma, except an arm followed by
   a struct-pattern arm (the parser needs the comma there).
-* Lines are never broken, except a function's parameter list: when the signature line would
-  exceed 100 columns, or when a comment sits inside the signature, each parameter goes on its
-  own line with a trailing comma.
+* Lines longer than 100 columns are broken where the syntax allows, outermost construct first:
+  a call's arguments, an array's or tuple's elements and a struct literal's (or `reveal`/`seal`'s)
+  fields go one per line, each followed by a comma, with the closing bracket on its own line; a
+  chain of binary operators goes one operand per line, each continuation line starting with its
+  operator.  Each part is broken again if it is still too long.  A function's parameter list is
+  broken the same way when the signature is too long or a comment sits inside it.  Headers of
+  `if`, `for` and `match`, and names too long by themselves, are never broken.
 * `asm` blocks, attribute arguments and I/O declarations are copied verbatim (the AST keeps only
   the kind of an I/O declaration, so its source text is reused).
 
@@ -213,27 +217,103 @@ def _attribute_text(attribute: ast.Attribute) -> str:
     return f"#[{attribute.name}({attribute.argument})]"
 
 
-def _simple_statement_text(statement: ast.Statement) -> str:
+Line = tuple[int, str]  # (indentation level, text)
+
+
+def _lines(prefix: str, expr: ast.Expr, suffix: str, indent: int, guard: bool) -> list[Line]:
+    """`prefix + expr + suffix` at `indent`, broken over several lines if it is too wide."""
+    flat = prefix + _expression(expr, guard) + suffix
+    if len(INDENT * indent + flat) <= MAX_WIDTH:
+        return [(indent, flat)]
+    match expr:
+        case ast.Call(callee=callee, size_arguments=sizes, arguments=arguments) if arguments:
+            generic = "<" + ", ".join(size_text(size) for size in sizes) + ">" if sizes else ""
+            entries = [("", argument) for argument in arguments]
+            return _bracketed(f"{prefix}{callee}{generic}(", entries, ")" + suffix, indent, guard)
+        case ast.TupleExpr(elements=elements):
+            entries = [("", element) for element in elements]
+            return _bracketed(prefix + "(", entries, ")" + suffix, indent, guard)
+        case ast.ArrayExpr(elements=elements) if elements:
+            entries = [("", element) for element in elements]
+            return _bracketed(prefix + "[", entries, "]" + suffix, indent, guard)
+        case ast.StructLiteral(path=path, fields=fields) if fields:
+            return _bracketed(
+                f"{prefix}{path} {{", _field_entries(fields), "}" + suffix, indent, guard
+            )
+        case ast.Binary():
+            return _chain(prefix, expr, suffix, indent, guard)
+    return [(indent, flat)]
+
+
+def _bracketed(opening: str, entries, closing: str, indent: int, guard: bool) -> list[Line]:
+    """`opening`, then one `label value,` per line one level deeper, then `closing`."""
+    lines = [(indent, opening)]
+    for label, value in entries:
+        if value is None:  # a struct field written as its name alone
+            lines.append((indent + 1, label + ","))
+        else:
+            lines += _lines(label, value, ",", indent + 1, guard)
+    lines.append((indent, closing))
+    return lines
+
+
+def _field_entries(fields: list[tuple[str, ast.Expr]]) -> list[tuple[str, ast.Expr | None]]:
+    return [
+        (name, None) if isinstance(value, ast.Var) and value.path == name else (name + ": ", value)
+        for name, value in fields
+    ]
+
+
+def _chain(prefix: str, expr: ast.Binary, suffix: str, indent: int, guard: bool) -> list[Line]:
+    """A left-associative chain `a + b + c` at one precedence level, one operand per line."""
+    level = PRECEDENCE[expr.operator]
+    operands, operators = [expr.right], [expr.operator]
+    left = expr.left
+    while isinstance(left, ast.Binary) and PRECEDENCE[left.operator] == level:
+        operands.append(left.right)
+        operators.append(left.operator)
+        left = left.left
+    operands.reverse()
+    operators.reverse()
+    # Each operator starts a line, so `a < f<N>(` never shares one: no guard needed here.
+    if _precedence(left) < level:  # parenthesized: kept on one line
+        lines = [(indent, f"{prefix}({_expression(left, guard)})")]
+    else:
+        lines = _lines(prefix, left, "", indent, guard)
+    for index, (operator, operand) in enumerate(zip(operators, operands, strict=True)):
+        ending = suffix if index == len(operands) - 1 else ""
+        if _precedence(operand) < level + 1:  # parenthesized: kept on one line
+            text = f"{operator} ({_expression(operand, guard)}){ending}"
+            lines.append((indent + 1, text))
+        else:
+            lines += _lines(operator + " ", operand, ending, indent + 1, guard)
+    return lines
+
+
+def _simple_statement_lines(statement: ast.Statement, indent: int) -> list[Line]:
     match statement:
         case ast.Let(mutable=mutable, pattern=pattern, type=type_, value=value):
             annotation = f": {type_text(type_)}" if type_ is not None else ""
             binding = "let mut " if mutable else "let "
-            value_text = expression_text(value, _needs_guard(value))
-            return f"{binding}{_pattern_text(pattern)}{annotation} = {value_text}"
+            prefix = f"{binding}{_pattern_text(pattern)}{annotation} = "
+            return _lines(prefix, value, "", indent, _needs_guard(value))
         case ast.Assign(target=target, value=value):
             guard = _needs_guard(target, value)
-            return f"{expression_text(target, guard)} = {expression_text(value, guard)}"
+            return _lines(f"{expression_text(target, guard)} = ", value, "", indent, guard)
         case ast.Return(value=None):
-            return "return"
+            return [(indent, "return")]
         case ast.Return(value=value):
-            return f"return {expression_text(value, _needs_guard(value))}"
+            return _lines("return ", value, "", indent, _needs_guard(value))
         case ast.Emit(kind=kind, event=event, fields=fields):
             guard = _needs_guard(*(value for _, value in fields))
-            return f"{kind} {event} {field_list_text(fields, guard)}"
+            flat = f"{kind} {event} {field_list_text(fields, guard)}"
+            if not fields or len(INDENT * indent + flat) <= MAX_WIDTH:
+                return [(indent, flat)]
+            return _bracketed(f"{kind} {event} {{", _field_entries(fields), "}", indent, guard)
         case ast.Asm(text=text):
-            return text
+            return [(indent, text)]
         case ast.ExprStatement(expr=expr):
-            return expression_text(expr, _needs_guard(expr))
+            return _lines("", expr, "", indent, _needs_guard(expr))
     raise TypeError(f"not a simple statement: {statement!r}")
 
 
@@ -386,10 +466,9 @@ class _Printer:
             case ast.Function():
                 self.function(item, broken)
             case ast.Const(public=public, name=name, type=type_, value=value):
-                prefix = "pub " if public else ""
-                value_text = expression_text(value, _needs_guard(value))
-                line = f"{prefix}const {name}: {type_text(type_)} = {value_text}"
-                self.write(0, line, item.span.end_line)
+                prefix = f"{'pub ' if public else ''}const {name}: {type_text(type_)} = "
+                for level, text in _lines(prefix, value, "", 0, _needs_guard(value)):
+                    self.write(level, text, item.span.end_line)
             case ast.Struct(public=public, name=name, fields=fields):
                 self.fields(("pub struct " if public else "struct ") + name, item, fields)
             case ast.Event(name=name, fields=fields):
@@ -487,7 +566,8 @@ class _Printer:
                 self.match(statement, indent)
             case _:
                 self.moved(statement.span.end_line, indent)
-                self.write(indent, _simple_statement_text(statement), statement.span.end_line)
+                for level, text in _simple_statement_lines(statement, indent):
+                    self.write(level, text, statement.span.end_line)
         if next_line > statement.span.end_line:
             self.trailing(statement.span.end_line)
 
