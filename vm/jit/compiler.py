@@ -9,7 +9,10 @@ in this process or a later one -- skips code generation and LLVM entirely.
 The disk cache lives in `$TRI_JIT_CACHE` if set (`off` disables it), else in
 `$XDG_CACHE_HOME/tri/jit` (default `~/.cache/tri/jit`).  Keys include a
 fingerprint of the JIT's own sources, the llvmlite version and the host CPU,
-so stale code is never loaded.  Everything here imports llvmlite lazily.
+so stale code is never loaded.  The cache is bounded: loading a file marks it
+used, and after each write the least recently used files go until the cache is
+under `$TRI_JIT_CACHE_MB` megabytes (default 256).  Everything here imports
+llvmlite lazily.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ from functools import cache
 from pathlib import Path
 
 OPTIMIZATION_LEVEL = 2
+DEFAULT_CACHE_MEGABYTES = 256
 _SOURCES = ("vm/jit", "vm/isa.py", "vm/tip5.py", "vm/field.py", "vm/tasm.py")
 _ROOT = Path(__file__).resolve().parents[2]
 
@@ -143,11 +147,60 @@ def object_code(ir_text: str, full: bool = False) -> bytes:
     return target_machine().emit_object(module)
 
 
-def _read(path: Path | None) -> bytes | None:
+def cache_limit() -> int:
+    """The disk cache's size bound in bytes (`$TRI_JIT_CACHE_MB`, default 256 MB)."""
     try:
-        return path.read_bytes() if path is not None else None
+        megabytes = float(os.environ.get("TRI_JIT_CACHE_MB", DEFAULT_CACHE_MEGABYTES))
+    except ValueError:
+        megabytes = DEFAULT_CACHE_MEGABYTES
+    return max(0, int(megabytes * 2**20))
+
+
+def _read(path: Path | None) -> bytes | None:
+    """The cached object code at `path`, marked as just used; None if there is none."""
+    if path is None:
+        return None
+    try:
+        data = path.read_bytes()
     except OSError:
         return None
+    try:
+        os.utime(path)  # the modification time records the last use, for eviction
+    except OSError:
+        pass
+    return data
+
+
+def evict(directory: Path, limit: int) -> list[Path]:
+    """Delete the least recently used object files until the cache holds at most `limit`
+    bytes, and temporary files left by interrupted writes; returns what was deleted."""
+    now = time.time()
+    entries = []
+    deleted = []
+    try:
+        listing = list(os.scandir(directory))
+    except OSError:
+        return deleted
+    for entry in listing:
+        try:
+            status = entry.stat()
+        except OSError:
+            continue
+        if entry.name.endswith(".tmp") and now - status.st_mtime > 3600:
+            entries.append((0.0, status.st_size, Path(entry.path)))  # oldest of all
+        elif entry.name.endswith(".o"):
+            entries.append((status.st_mtime, status.st_size, Path(entry.path)))
+    total = sum(size for _, size, _ in entries)
+    for _, size, path in sorted(entries, key=lambda entry: entry[0]):
+        if total <= limit and not path.name.endswith(".tmp"):
+            break
+        try:
+            path.unlink()
+        except OSError:
+            continue
+        total -= size
+        deleted.append(path)
+    return deleted
 
 
 def _write(path: Path | None, data: bytes) -> None:
@@ -161,7 +214,8 @@ def _write(path: Path | None, data: bytes) -> None:
             file.write(data)
         os.replace(temporary, path)
     except OSError:
-        pass
+        return
+    evict(path.parent, cache_limit())
 
 
 def load(key: str, symbol: str, build: Callable[[], str], full: bool = False) -> Compiled:
