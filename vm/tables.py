@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 
-from vm import tip5
+from vm import effects, tip5
 from vm.tasm import Program
 
 LOOKUP_HEIGHT = 256  # the full 8-bit S-box table, whatever the program does (§9.9)
@@ -71,7 +71,8 @@ def padded_height(height: int) -> int:
 
 
 def u32_entry_rows(entry: tuple[str, int, int]) -> int:
-    """Rows one distinct u32 entry adds (tasm.md §9.7)."""
+    """Rows one distinct u32 entry adds (tasm.md §9.7); `effects.u32_table_rows` sums
+    them over many entries at once."""
     kind, left, right = entry
     dominant = right if kind == "pow" else max(left, right)
     return 1 if dominant == 0 else dominant.bit_length() + 1
@@ -99,7 +100,8 @@ def heights(run) -> Heights:
             ram += count * instruction.ram_accesses(argument)
             hashing += count * instruction.hash_rows
     chunks = attestation_chunks(program.length)
-    limbs = _attestation_limbs(program.words) | tip5.cascade_limbs_many(run.permutation_inputs)
+    permutations = effects.permutation_array(run.permutation_inputs)
+    limbs = _attestation_limbs(program.words) | tip5.cascade_limbs_many(permutations)
     return Heights(
         program=10 * chunks,
         processor=run.cycles,
@@ -109,5 +111,5 @@ def heights(run) -> Heights:
         hash=HASH_ROWS_PER_PERMUTATION * chunks + hashing,
         cascade=len(limbs),
         lookup=LOOKUP_HEIGHT,
-        u32=sum(map(u32_entry_rows, run.u32_entries)),
+        u32=effects.u32_table_rows(run.u32_entries),
     )

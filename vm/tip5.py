@@ -143,11 +143,17 @@ def cascade_limbs(state: Sequence[int]) -> frozenset[int]:
 
 
 def cascade_limbs_many(states: Iterable[Sequence[int]]) -> frozenset[int]:
-    """The union of `cascade_limbs` over many permutation inputs."""
-    states = [_checked(state) for state in states]
+    """The union of `cascade_limbs` over many permutation inputs (or a numpy array of
+    them, one per row of 16 uint64 words)."""
+    if hasattr(states, "shape"):  # an array: checked by its shape, passed on as it is
+        if len(states.shape) != 2 or states.shape[1] != STATE_SIZE:
+            raise ValueError(f"a Tip5 state has {STATE_SIZE} words, got shape {states.shape}")
+    else:
+        states = [_checked(state) for state in states]
     kernels = _implementation(len(states))
     if kernels is None:
-        return frozenset().union(*map(reference_cascade_limbs, states))
+        rows = states.tolist() if hasattr(states, "shape") else states
+        return frozenset().union(*map(reference_cascade_limbs, rows))
     return kernels.cascade_limbs_many(states)
 
 

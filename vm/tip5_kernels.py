@@ -164,7 +164,10 @@ def cascade_limbs(state: Sequence[int]) -> frozenset[int]:
 
 
 def cascade_limbs_many(states: Iterable[Sequence[int]]) -> frozenset[int]:
-    array = np.array(list(states), dtype=np.uint64).reshape(-1, STATE_SIZE)
+    if isinstance(states, np.ndarray):
+        array = np.ascontiguousarray(states, dtype=np.uint64)
+    else:
+        array = np.array(list(states), dtype=np.uint64).reshape(-1, STATE_SIZE)
     bitmap = np.zeros(1 << 16, dtype=np.bool_)
     _mark_limbs_many(array, bitmap)
     return frozenset(np.flatnonzero(bitmap).tolist())

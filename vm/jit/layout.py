@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from enum import IntEnum
 
+from vm import effects
+
 
 class Control(IntEnum):
     """Indices into the `control` array. The first group changes while a program runs."""
@@ -95,7 +97,7 @@ ERROR_KINDS = (
 )
 
 # u32 entry kinds by code, as the interpreter names them (tasm.md §9.7).
-U32_KINDS = ("split", "lt", "and", "log2", "pow", "popcount")
+U32_KINDS = effects.U32_KINDS
 
 U32_LOG_WORDS = 2  # an entry is logged as (lhs, code << 32 | rhs)
 STATE_WORDS = 16  # a logged permutation input

@@ -29,6 +29,7 @@ from itertools import repeat
 
 import numpy as np
 
+from vm import effects
 from vm.handlers import Fault, Halt
 from vm.interp import STEP_LIMIT_KIND, Machine, Run, VMError, _step_functions
 from vm.jit import compiler, memory
@@ -38,7 +39,6 @@ from vm.jit.layout import (
     DIGEST_WORDS,
     ERROR_KINDS,
     STATE_WORDS,
-    U32_KINDS,
     U32_LOG_WORDS,
     Control,
     Status,
@@ -211,19 +211,16 @@ class NativeState:
 
     # --- back to the interpreter's form ------------------------------------------------
 
-    def u32_entries(self):
-        """The distinct logged u32 entries, as the interpreter's (kind, lhs, rhs) tuples."""
+    def u32_entries(self, known=frozenset()) -> effects.U32Entries:
+        """The logged u32 entries and the `known` ones, as the interpreter's set of tuples."""
         rows = _unique_rows(self.u32_log, int(self.control[Control.U32_LENGTH]), U32_LOG_WORDS)
-        codes = rows[:, 1]
-        kinds = map(U32_KINDS.__getitem__, (codes >> np.uint64(32)).tolist())
-        right = (codes & np.uint64(0xFFFFFFFF)).tolist()
-        return zip(kinds, rows[:, 0].tolist(), right)
+        return effects.U32Entries(known, rows)
 
-    def permutation_inputs(self):
-        """The distinct logged permutation inputs, as 16-tuples."""
+    def permutation_inputs(self, known=frozenset()) -> effects.PermutationInputs:
+        """The logged permutation inputs and the `known` ones, as a set of 16-tuples."""
         count = int(self.control[Control.PERMUTATION_LENGTH])
         rows = _unique_rows(self.permutation_log, count, STATE_WORDS)
-        return map(tuple, rows.tolist())
+        return effects.PermutationInputs(known, rows)
 
     def visits(self) -> np.ndarray:
         """Executions per address (length L + 1): each address as often as its block."""
@@ -231,9 +228,11 @@ class NativeState:
         counts = np.append(self.counts, 0)  # index -1: L and argument words
         return counts[block_of]
 
-    def update(self, machine: Machine) -> None:
+    def update(self, machine: Machine, effects_too: bool = True) -> None:
         """Write the native state back into `machine`, in place (output is appended):
-        the interpreter's step functions hold on to its containers."""
+        the interpreter's step functions hold on to its containers.  Without
+        `effects_too` the logged u32 entries and permutation inputs stay in the logs
+        (for a run that ends here: `u32_entries` and `permutation_inputs` hand them over)."""
         registers = self.control
         machine.stack[:] = self.stack[: registers[Control.SP]].tolist()
         jump = self.jump[: 2 * registers[Control.JUMP_LENGTH]].tolist()
@@ -251,8 +250,9 @@ class NativeState:
         machine.output.extend(self.output[: registers[Control.OUTPUT_LENGTH]].tolist())
         ready = bool(registers[Control.SPONGE_READY])
         machine.sponge = tuple(self.sponge.tolist()) if ready else None
-        machine.u32_entries.update(self.u32_entries())
-        machine.permutation_inputs.update(self.permutation_inputs())
+        if effects_too:
+            machine.u32_entries.update(self.u32_entries())
+            machine.permutation_inputs.update(self.permutation_inputs())
 
 
 def _refill(queue: deque, items) -> None:
@@ -273,15 +273,8 @@ def _grown(array: np.ndarray, needed: int) -> np.ndarray:
 
 
 def _unique_rows(log: np.ndarray, count: int, width: int) -> np.ndarray:
-    """The distinct rows of the first `count` rows of a log (sorted, which no one needs)."""
-    rows = log[: count * width].reshape(count, width)
-    if count < 2:
-        return rows.copy()
-    ordered = rows[np.lexsort(rows.T[::-1])]
-    fresh = np.empty(count, dtype=bool)
-    fresh[0] = True
-    np.any(ordered[1:] != ordered[:-1], axis=1, out=fresh[1:])
-    return ordered[fresh]
+    """The distinct rows of the first `count` rows of a log."""
+    return effects.unique_rows(log[: count * width].reshape(count, width))
 
 
 # --- the interpreter, for the ends of runs -------------------------------------------------------
@@ -356,10 +349,10 @@ def run(compiled: CompiledProgram, machine: Machine, ip: int, visits: list[int],
         visits = [
             old + new for old, new in zip(visits, _native_visits(compiled, state, status, ip))
         ]
+        if status == Status.HALTED:  # the effects stay arrays: see vm.effects
+            state.update(machine, effects_too=False)
+            return _record(compiled, machine, visits, state)
         state.update(machine)
-        if status == Status.HALTED:
-            error = None
-            break
         left = max_steps - sum(visits)
         steps = steps or _step_functions(machine)
         if status == Status.FAILED:
@@ -371,6 +364,15 @@ def run(compiled: CompiledProgram, machine: Machine, ip: int, visits: list[int],
             error = stop.error
             break
         ip = stop.ip
+    return _record(compiled, machine, visits, None, error)
+
+
+def _record(compiled, machine, visits, state: NativeState | None, error=None) -> Run:
+    """The run's record; with `state`, its logged effects join the machine's."""
+    u32_entries, permutation_inputs = machine.u32_entries, machine.permutation_inputs
+    if state is not None:
+        u32_entries = state.u32_entries(u32_entries)
+        permutation_inputs = state.permutation_inputs(permutation_inputs)
     return Run(
         program=compiled.program,
         output=machine.output,
@@ -378,8 +380,8 @@ def run(compiled: CompiledProgram, machine: Machine, ip: int, visits: list[int],
         stack=machine.stack,
         ram=machine.ram,
         visits=visits,
-        u32_entries=machine.u32_entries,
-        permutation_inputs=machine.permutation_inputs,
+        u32_entries=u32_entries,
+        permutation_inputs=permutation_inputs,
         error=error,
     )
 

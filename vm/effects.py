@@ -1,0 +1,130 @@
+"""The effects a run leaves for the tables, held as arrays when native code logged them.
+
+A run's u32 entries and Tip5 permutation inputs are sets (`vm.tables` counts
+distinct ones).  The interpreter adds tuples to Python sets as it goes; the JIT
+logs rows in numpy arrays, and a run with a million u32 operations would spend
+more time turning 200,000 rows into tuples, and counting their table rows one
+by one, than running.  So a native run hands its effects over as these sets:
+
+- `U32Entries` and `PermutationInputs` are read-only sets (`collections.abc.Set`)
+  of the same tuples the interpreter would hold, so they compare equal to its
+  sets and can be iterated; the tuples are only made when someone asks;
+- `u32_table_rows` and `permutation_array` are what `vm.tables` reads: computed
+  from the arrays directly.
+
+Each holds the tuples the interpreter had collected before native code took
+over (`known`) and the distinct rows native code logged (`rows`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Set
+
+import numpy as np
+
+# u32 entry kinds, in the order the JIT's log encodes them (`kind << 32 | rhs`).
+U32_KINDS = ("split", "lt", "and", "log2", "pow", "popcount")
+_KIND_CODE = {kind: code for code, kind in enumerate(U32_KINDS)}
+_POW = _KIND_CODE["pow"]
+
+
+def unique_rows(rows: np.ndarray) -> np.ndarray:
+    """The distinct rows of a 2-D array (in sorted order)."""
+    if len(rows) < 2:
+        return rows.copy()
+    ordered = rows[np.lexsort(rows.T[::-1])]
+    fresh = np.empty(len(ordered), dtype=bool)
+    fresh[0] = True
+    np.any(ordered[1:] != ordered[:-1], axis=1, out=fresh[1:])
+    return ordered[fresh]
+
+
+class _ArraySet(Set):
+    """A set of tuples given as Python tuples (`known`) plus distinct array rows."""
+
+    def __init__(self, known: Set, rows: np.ndarray):
+        self._known = frozenset(known)
+        self._rows = rows
+        self._tuples: frozenset | None = None
+
+    def _decode(self, rows: np.ndarray) -> Iterator[tuple]:
+        raise NotImplementedError
+
+    def _encode(self, entries) -> np.ndarray:
+        raise NotImplementedError
+
+    def tuples(self) -> frozenset:
+        if self._tuples is None:
+            self._tuples = self._known.union(self._decode(self._rows))
+        return self._tuples
+
+    def array(self) -> np.ndarray:
+        """Every distinct entry as one array row."""
+        if not self._known:
+            return self._rows
+        return unique_rows(np.concatenate([self._encode(self._known), self._rows]))
+
+    def __contains__(self, entry) -> bool:
+        return entry in self.tuples()
+
+    def __iter__(self):
+        return iter(self.tuples())
+
+    def __len__(self) -> int:
+        return len(self.array())
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({len(self)} entries)"
+
+
+class U32Entries(_ArraySet):
+    """Distinct u32 table entries `(kind, lhs, rhs)`; rows are `(lhs, kind << 32 | rhs)`."""
+
+    def _decode(self, rows: np.ndarray) -> Iterator[tuple]:
+        codes = rows[:, 1]
+        kinds = map(U32_KINDS.__getitem__, (codes >> np.uint64(32)).tolist())
+        return zip(kinds, rows[:, 0].tolist(), (codes & np.uint64(0xFFFFFFFF)).tolist())
+
+    def _encode(self, entries) -> np.ndarray:
+        return np.array(
+            [(lhs, _KIND_CODE[kind] << 32 | rhs) for kind, lhs, rhs in entries], dtype=np.uint64
+        ).reshape(-1, 2)
+
+    def table_rows(self) -> int:
+        return u32_table_rows(self)
+
+
+class PermutationInputs(_ArraySet):
+    """Distinct Tip5 permutation inputs: 16-word tuples, one array row each."""
+
+    def _decode(self, rows: np.ndarray) -> Iterator[tuple]:
+        return map(tuple, rows.tolist())
+
+    def _encode(self, entries) -> np.ndarray:
+        return np.array(list(entries), dtype=np.uint64).reshape(-1, 16)
+
+
+def u32_table_rows(entries) -> int:
+    """The u32 table's height: per distinct entry, 1 if its dominant operand is 0, else
+    that operand's bit length + 1; the dominant operand is the exponent of a `pow`,
+    else the larger operand (tasm.md §9.7)."""
+    if not isinstance(entries, U32Entries):
+        entries = U32Entries(entries, np.zeros((0, 2), dtype=np.uint64))
+    rows = entries.array()
+    if not len(rows):
+        return 0
+    codes = rows[:, 1]
+    right = codes & np.uint64(0xFFFFFFFF)
+    left = rows[:, 0]
+    is_pow = (codes >> np.uint64(32)) == np.uint64(_POW)
+    dominant = np.where(is_pow, right, np.maximum(left, right))
+    # every dominant operand is below 2^32 (u32 operands; a pow's exponent), exact in float64
+    _, exponent = np.frexp(dominant.astype(np.float64))
+    return int(np.where(dominant == 0, 1, exponent.astype(np.int64) + 1).sum())
+
+
+def permutation_array(inputs) -> np.ndarray:
+    """Every distinct permutation input as a row of 16 words."""
+    if isinstance(inputs, PermutationInputs):
+        return inputs.array()
+    return np.array(list(inputs), dtype=np.uint64).reshape(-1, 16)
