@@ -7,7 +7,9 @@ from tri.cli import main
 
 def test_a_very_long_operator_chain_compiles(tmp_path, capsys):
     path = tmp_path / "long.tri"
-    path.write_text("program long\nfn main() {\n    let x = " + "1 + " * 3000 + "1\n    pub_write(x)\n}\n")
+    path.write_text(
+        "program long\nfn main() {\n    let x = " + "1 + " * 3000 + "1\n    pub_write(x)\n}\n"
+    )
     assert main(["run", str(path), "--reference"]) == 0
     assert main(["run", str(path)]) == 0
     assert capsys.readouterr().out.split() == ["3001", "3001"]

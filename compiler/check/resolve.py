@@ -10,6 +10,7 @@ looked up beside the entry file and then in each `-I` directory, as
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -92,14 +93,15 @@ class Resolver:
         return found
 
     def locate(self, name: str, base: Path) -> Path | None:
-        return next((path for path in self.candidates(name, base) if path.is_file()), None)
+        return next((path for path in self.candidates(name, base) if os.path.isfile(path)), None)
 
 
 def read_module(path: Path, name: str | None = None, text: str | None = None) -> Module:
     """Read (unless `text` is given) and parse one file; `CompileError` on bad input."""
     if text is None:
         try:
-            text = path.read_text(encoding="utf-8")
+            with open(path, encoding="utf-8") as file:
+                text = file.read()
         except (OSError, UnicodeDecodeError) as problem:
             reason = getattr(problem, "strerror", None) or str(problem)
             problem = error("E0100", f"cannot read file: {reason}", str(path), ast.NO_SPAN)
