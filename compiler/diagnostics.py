@@ -32,7 +32,10 @@ class Diagnostic:
 
     @property
     def headline(self) -> str:
-        where = f"{self.path}:{self.span.line}:{self.span.column}"
+        """`file:line:col: severity[CODE]: message` (just `file:` for the file as a whole)."""
+        where = self.path
+        if self.span.line:
+            where += f":{self.span.line}:{self.span.column}"
         return f"{where}: {self.severity}[{self.code}]: {self.message}"
 
 

@@ -167,6 +167,27 @@ def test_bad_usage_exits_2(capsys, arguments):
     assert "Traceback" not in capsys.readouterr().err
 
 
+@pytest.mark.parametrize(
+    "arguments, message",
+    [
+        (["cost", "--reference", str(PROGRAMS / "valid" / "fib.tri")], "no tables"),
+        (["run", "--reference", str(PROGRAMS / "gcd.tasm")], "runs .tri source"),
+    ],
+)
+def test_reference_where_it_cannot_apply_is_a_usage_error(capsys, arguments, message):
+    code, out, err = tri(capsys, *arguments)
+    assert code == 2 and out == ""
+    assert message in err and "Traceback" not in err
+
+
+def test_a_file_that_is_not_utf8_is_named_without_a_position(capsys, tmp_path):
+    path = tmp_path / "binary.tri"
+    path.write_bytes(b"program p\n\xff\xfe")
+    code, _, err = tri(capsys, "check", path)
+    assert code == 1
+    assert f"{path}: error[E0100]: cannot read file: not UTF-8 text (byte 0xff at offset 10)" in err
+
+
 def test_through_a_real_process(tmp_path):
     """The installed entry point: no traceback for bad input, the exit codes hold."""
     bad = write(tmp_path, "push 1 dup 0dup 0")

@@ -102,7 +102,12 @@ def read_module(path: Path, name: str | None = None, text: str | None = None) ->
         try:
             with open(path, encoding="utf-8") as file:
                 text = file.read()
-        except (OSError, UnicodeDecodeError) as problem:
+        except UnicodeDecodeError as problem:
+            byte = problem.object[problem.start]
+            reason = f"not UTF-8 text (byte 0x{byte:02x} at offset {problem.start})"
+            problem = error("E0100", f"cannot read file: {reason}", str(path), ast.NO_SPAN)
+            raise CompileError([problem]) from None
+        except OSError as problem:
             reason = getattr(problem, "strerror", None) or str(problem)
             problem = error("E0100", f"cannot read file: {reason}", str(path), ast.NO_SPAN)
             raise CompileError([problem]) from None

@@ -111,7 +111,9 @@ def _report_error(result: api.Result) -> None:
 
 
 def command_run(arguments) -> int:
-    if arguments.program.endswith(".tri") and arguments.reference:
+    if arguments.reference and not arguments.program.endswith(".tri"):
+        raise UsageError("error: --reference runs .tri source; a .tasm program runs on the VM")
+    if arguments.reference:
         return run_source(arguments)
     result = _execute(arguments)
     if arguments.json:
@@ -124,6 +126,8 @@ def command_run(arguments) -> int:
 
 
 def command_cost(arguments) -> int:
+    if arguments.reference:
+        raise UsageError("error: tri cost measures a VM run; the reference evaluator has no tables")
     result = _execute(arguments)
     heights = result.heights
     slack = result.padded_height - heights.maximum
