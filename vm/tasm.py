@@ -14,6 +14,7 @@ canonical text, which parses back to the same program.
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -151,14 +152,9 @@ class _Scanner:
         self.line_starts = [0] + [match.end() for match in re.finditer("\n", text)]
 
     def where(self, position: int) -> tuple[int, int]:
-        low, high = 0, len(self.line_starts) - 1
-        while low < high:
-            middle = (low + high + 1) // 2
-            if self.line_starts[middle] <= position:
-                low = middle
-            else:
-                high = middle - 1
-        return low + 1, position - self.line_starts[low] + 1
+        """The 1-based line and column of a character position."""
+        line = bisect_right(self.line_starts, position) - 1
+        return line + 1, position - self.line_starts[line] + 1
 
     def error(self, code: str, message: str, position: int) -> TasmSyntaxError:
         line, column = self.where(position)
