@@ -42,8 +42,15 @@ class _Return(Exception):
 
 @dataclass
 class Evaluation:
+    """What an evaluation produced: the output, the failure if any, the final RAM, how
+    many public words, secret words and secret digests were left unread, and (for
+    `call_function`) the function's result as a tuple of words."""
+
     output: list[int]
     error: Failure | None = None
+    ram: dict[int, int] = field(default_factory=dict)
+    unread: tuple[int, int, int] = (0, 0, 0)
+    result: tuple | None = None
 
     def as_json(self) -> dict:
         error = (
@@ -79,14 +86,10 @@ def evaluate(
         deque(value % P for value in public_input),
         deque(value % P for value in secret_input),
         deque(tuple(value % P for value in digest) for digest in secret_digests),
-        {address % P: value % P for address, value in (ram or {}).items()},
+        {address % P: value % P for address, value in dict(ram or {}).items()},
         max_steps=max_steps,
     )
-    try:
-        _Interpreter(checked, state).call(checked.instances[checked.entry], [])
-    except Failure as failure:
-        return Evaluation(state.output, failure)
-    return Evaluation(state.output)
+    return _evaluation(checked, state, checked.entry, [])
 
 
 def call_function(
@@ -97,16 +100,28 @@ def call_function(
     secret_input=(),
     secret_digests=(),
     ram=None,
-) -> tuple[tuple | None, Evaluation]:
-    """Call one function instance directly: (result, evaluation) -- for testing library code."""
+    max_steps: int = DEFAULT_MAX_STEPS,
+) -> Evaluation:
+    """Call one function instance (by its key) directly, for testing library code; its
+    result is `Evaluation.result`."""
     state = _State(
-        deque(public_input), deque(secret_input), deque(map(tuple, secret_digests)), dict(ram or {})
+        deque(value % P for value in public_input),
+        deque(value % P for value in secret_input),
+        deque(tuple(value % P for value in digest) for digest in secret_digests),
+        {address % P: value % P for address, value in dict(ram or {}).items()},
+        max_steps=max_steps,
     )
+    return _evaluation(checked, state, key, arguments)
+
+
+def _evaluation(checked: Checked, state: _State, key: str, arguments: list) -> Evaluation:
+    error = result = None
     try:
-        result = _Interpreter(checked, state).call(checked.instances[key], arguments)
+        result = _Interpreter(checked, state).call(checked.instances[key], list(arguments))
     except Failure as failure:
-        return None, Evaluation(state.output, failure)
-    return result, Evaluation(state.output)
+        error = failure
+    unread = (len(state.public), len(state.secret), len(state.digests))
+    return Evaluation(state.output, error, state.ram, unread, result)
 
 
 def _u32(value: int, what: str) -> int:

@@ -14,7 +14,6 @@ The helpers here (`random_word`, `inputs_for`, `compare_program`,
 from __future__ import annotations
 
 import random
-from collections import deque
 from functools import cache
 from pathlib import Path
 
@@ -24,7 +23,7 @@ from corpus import PROGRAMS, corpus, expectations
 from compiler.check.checker import check
 from compiler.check.resolve import DEFAULT_LIBRARY, load_project
 from compiler.check.types import ArrayType, Primitive, StructType, TupleType, width
-from compiler.evaluate import Failure, _Interpreter, _State
+from compiler.evaluate import call_function
 from compiler.pipeline import compile_program
 from compiler.tir.effects import check_program
 from compiler.tir.stack import SCRATCH_BASE, SPILL_BASE
@@ -62,20 +61,10 @@ def random_word(rng: random.Random, kind: str = "field") -> int:
 
 
 def evaluate_state(checked, public=(), secret=(), digests=(), ram=None, key=None, args=()):
-    """Run the evaluator on `main` (or function `key` with `args`); (state, result, failure)."""
-    state = _State(
-        deque(public),
-        deque(secret),
-        deque(tuple(d) for d in digests),
-        dict(ram or {}),
-        max_steps=MAX_STEPS,
+    """The evaluator on `main` (or on function `key` with `args`): an `Evaluation`."""
+    return call_function(
+        checked, key or checked.entry, list(args), public, secret, digests, ram, MAX_STEPS
     )
-    instance = checked.instances[key or checked.entry]
-    try:
-        result = _Interpreter(checked, state).call(instance, list(args))
-    except Failure as failure:
-        return state, None, failure
-    return state, result, None
 
 
 def inputs_for(checked, rng: random.Random, count: int) -> list[tuple]:
@@ -83,12 +72,8 @@ def inputs_for(checked, rng: random.Random, count: int) -> list[tuple]:
     probe_public = [random_word(rng) for _ in range(64)]
     probe_secret = [random_word(rng) for _ in range(64)]
     probe_digests = [tuple(random_word(rng) for _ in range(5)) for _ in range(8)]
-    state, _, _ = evaluate_state(checked, probe_public, probe_secret, probe_digests)
-    needs = (
-        max(1, 64 - len(state.public)),
-        max(1, 64 - len(state.secret)),
-        max(1, 8 - len(state.digests)),
-    )
+    unread = evaluate_state(checked, probe_public, probe_secret, probe_digests).unread
+    needs = (max(1, 64 - unread[0]), max(1, 64 - unread[1]), max(1, 8 - unread[2]))
     cases = []
     for value in EDGES:  # equal operands: every word the same edge value
         cases.append(([value] * needs[0], [value] * needs[1], [(value,) * 5] * needs[2], {}))
@@ -113,7 +98,8 @@ def run_vm(program: tasm.Program, public, secret, digests, ram) -> interp.Run:
 def compare_program(checked, program: tasm.Program, case) -> str | None:
     """None when the VM run of `program` agrees with the evaluator on `case`."""
     public, secret, digests, ram = case
-    state, _, failure = evaluate_state(checked, public, secret, digests, ram)
+    state = evaluate_state(checked, public, secret, digests, ram)
+    failure = state.error
     if failure is not None and failure.kind == "StepLimitExceeded":
         return None
     result = run_vm(program, public, secret, digests, ram)
@@ -215,9 +201,8 @@ def compare_call(checked, module_text, key, label, arguments, rng) -> str | None
     secret = [random_word(rng) for _ in range(24)]
     digests = [tuple(random_word(rng) for _ in range(5)) for _ in range(6)]
     ram = {address: random_word(rng) for address in range(48) if rng.random() < 0.7}
-    state, result, failure = evaluate_state(
-        checked, public, secret, digests, ram, key=key, args=arguments
-    )
+    state = evaluate_state(checked, public, secret, digests, ram, key=key, args=arguments)
+    result, failure = state.result, state.error
     if failure is not None and failure.kind == "StepLimitExceeded":
         return None
     run = call_on_vm(module_text, label, arguments, public, secret, digests, ram)

@@ -10,7 +10,6 @@ stack below the arguments is untouched), the public output and the final RAM mus
 
 from __future__ import annotations
 
-from collections import deque
 from functools import cache
 from pathlib import Path
 
@@ -64,15 +63,16 @@ def omitted(module: str) -> set[str]:
 
 def evaluate(module: str, function: str, case: bench_cases.Case):
     """(result or None, final RAM, output, failure kind or None) from the evaluator."""
-    state = reference._State(
-        deque(), deque(case.secret), deque(tuple(d) for d in case.digests), dict(case.ram)
+    evaluation = reference.call_function(
+        checked(module),
+        f"{mangle(module)}__{function}",
+        list(case.arguments),
+        secret_input=case.secret,
+        secret_digests=case.digests,
+        ram=case.ram,
     )
-    instance = checked(module).instances[f"{mangle(module)}__{function}"]
-    try:
-        result = reference._Interpreter(checked(module), state).call(instance, list(case.arguments))
-    except reference.Failure as failure:
-        return None, state.ram, state.output, failure.kind
-    return result, state.ram, state.output, None
+    kind = None if evaluation.error is None else evaluation.error.kind
+    return evaluation.result, evaluation.ram, evaluation.output, kind
 
 
 def parameters(module: str, function: str) -> list[tuple[str, int, str]]:
