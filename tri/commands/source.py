@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from functools import cache
 from pathlib import Path
 
 from compiler.check.checker import Checked, check
@@ -35,7 +34,6 @@ def resolver_for(arguments) -> Resolver:
     return Resolver(arguments.stdlib, tuple(Path(directory) for directory in arguments.include))
 
 
-@cache
 def _text(path: str) -> str | None:
     try:
         return Path(path).read_text(encoding="utf-8")
@@ -44,7 +42,10 @@ def _text(path: str) -> str | None:
 
 
 def render_all(diagnostics: list[Diagnostic]) -> str:
-    return "\n".join(render(diagnostic, _text(diagnostic.path)) for diagnostic in diagnostics)
+    """Every diagnostic with its source line; each file is read once, now (not cached
+    across calls: the same path may hold another file by the next call)."""
+    texts = {path: _text(path) for path in {diagnostic.path for diagnostic in diagnostics}}
+    return "\n".join(render(diagnostic, texts[diagnostic.path]) for diagnostic in diagnostics)
 
 
 def print_diagnostics(diagnostics: list[Diagnostic]) -> None:
