@@ -149,7 +149,7 @@ class _Interpreter:
         for (name, _), value in zip(instance.params, arguments, strict=True):
             frame.bind(name, value)
         try:
-            value = frame_block(self, frame, instance.function.body)
+            value = frame_block(self, frame, instance.body)
         except _Return as returned:
             value = returned.value
         return value if value is not None else ()

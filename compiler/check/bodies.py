@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compiler.builtins import BUILTINS, Builtin
+from compiler.check import matches
 from compiler.check.types import (
     BOOL,
     DIGEST,
@@ -67,6 +68,8 @@ class BodyChecker:
         self.instance = instance
         self.scopes: list[dict[str, Binding]] = [{}]
         self.pure = instance.function.attribute("pure") is not None
+        self.prechecked: set = set()  # statements made by `matches.expand`, already checked
+        self.rewritten: dict = {}  # Block -> its statements with each `match` expanded
 
     # --- reporting and scopes
     def error(self, code: str, message: str, span: ast.Span, hint: str | None = None) -> None:
@@ -106,6 +109,8 @@ class BodyChecker:
                 )
             elif body_type != UNIT:
                 self.expect(result, body_type, _value_span(function.body), "return value: ")
+        if self.rewritten:
+            self.instance.body = matches.rebuilt(self, function.body)
 
     def block(self, block: ast.Block, new_scope: bool = True) -> Type | None:
         """Check a block; its type is its tail's, a valued if's, or unit."""
@@ -113,13 +118,25 @@ class BodyChecker:
             self.scopes.append({})
         result: Type | None = UNIT
         terminated = False
-        for position, statement in enumerate(block.statements):
+        statements = list(block.statements)
+        position = 0
+        while position < len(statements):
+            statement = statements[position]
             if terminated:
                 self.error("E0215", "unreachable code", statement.span)
                 terminated = False
-            last = position == len(block.statements) - 1
+            last = position == len(statements) - 1
+            if isinstance(statement, ast.Match):
+                expansion = matches.expand(self, statement, last)
+                if expansion is None:
+                    result, position = UNIT, position + 1
+                    continue
+                statements[position : position + 1] = expansion
+                self.rewritten[block] = statements
+                continue  # check what the match became, from its first statement
             result = self.statement(statement, last)
             terminated = self.terminates(statement)
+            position += 1
         if new_scope:
             self.scopes.pop()
         return result
@@ -140,6 +157,8 @@ class BodyChecker:
     # --- statements
     def statement(self, statement, last: bool) -> Type | None:
         match statement:
+            case ast.Let() if statement in self.prechecked:
+                pass
             case ast.Let():
                 self.let(statement)
             case ast.Assign():
@@ -154,14 +173,8 @@ class BodyChecker:
             case ast.ExprStatement():
                 found = self.expr(statement.expr)
                 return found if last else UNIT
-            case ast.Match() | ast.Emit() | ast.Asm():
-                construct = {
-                    ast.Match: "match",
-                    ast.Emit: statement.__class__.__name__.lower(),
-                    ast.Asm: "asm",
-                }[type(statement)]
-                if isinstance(statement, ast.Emit):
-                    construct = statement.kind
+            case ast.Emit() | ast.Asm():
+                construct = statement.kind if isinstance(statement, ast.Emit) else "asm"
                 self.error("E0300", f"'{construct}' is not supported by tri yet", statement.span)
         return UNIT
 

@@ -20,7 +20,7 @@ LOOP_OVERHEAD = 2  # the remaining count and the loop variable
 def stack_budget(instance) -> int:
     """The peak number of live stack elements of one checked function instance."""
     parameters = sum(width(type_) for _, type_ in instance.params)
-    return max(parameters, _block(instance, instance.function.body, parameters))
+    return max(parameters, _block(instance, instance.body, parameters))
 
 
 def _block(instance, block: ast.Block, live: int) -> int:

@@ -40,6 +40,13 @@ class FunctionInstance:
     variables: dict = field(default_factory=dict)  # Var -> LocalRef | ConstRef
     calls: dict = field(default_factory=dict)  # Call -> Builtin | instance key
     valued_ifs: dict = field(default_factory=dict)  # If -> Type
+    # The body later stages compile: the function's own, or a copy in which each `match`
+    # is the if-chain it means (compiler.check.matches).
+    body: ast.Block | None = None
+
+    def __post_init__(self):
+        if self.body is None:
+            self.body = self.function.body
 
 
 @dataclass

@@ -141,7 +141,7 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
             if binding in self.analysis.indexed:
                 stack.home_in_ram(self.values[binding])
         result_width = width(instance.result)
-        statements = self.lift_returns(list(instance.function.body.statements))
+        statements = self.lift_returns(list(instance.body.statements))
         if early_returns(statements):
             cont = stack.push_constant(1)
             flag = Value("continue", 1, "pinned")

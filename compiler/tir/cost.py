@@ -130,7 +130,7 @@ class _Model:
     def function(self, key: str) -> Cost:
         if key not in self.memo:
             instance = self.checked.instances[key]
-            self.memo[key] = self.block(instance, instance.function.body)
+            self.memo[key] = self.block(instance, instance.body)
         return self.memo[key]
 
     def block(self, instance, block: ast.Block) -> Cost:

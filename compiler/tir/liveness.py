@@ -187,7 +187,7 @@ class _Resolver:
         raise AssertionError(f"unresolved local {name}")
 
     def run(self) -> None:
-        body = self.instance.function.body
+        body = self.instance.body
         self.block(body)
         self.analysis.early_return = any(
             isinstance(s, ast.Return) for s in _statements(body)
@@ -328,7 +328,7 @@ class _Liveness:
         self.order = order
 
     def run(self) -> None:
-        self.block(self.instance.function.body, frozenset())
+        self.block(self.instance.body, frozenset())
 
     def block(self, block: ast.Block, live_out: frozenset) -> frozenset:
         live = live_out
