@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compiler.builtins import BUILTINS, Builtin
-from compiler.check import matches
+from compiler.check import events, matches
 from compiler.check.types import (
     BOOL,
     DIGEST,
@@ -126,8 +126,11 @@ class BodyChecker:
                 self.error("E0215", "unreachable code", statement.span)
                 terminated = False
             last = position == len(statements) - 1
-            if isinstance(statement, ast.Match):
-                expansion = matches.expand(self, statement, last)
+            if isinstance(statement, ast.Match | ast.Emit):
+                if isinstance(statement, ast.Match):
+                    expansion = matches.expand(self, statement, last)
+                else:
+                    expansion = events.expand(self, statement)
                 if expansion is None:
                     result, position = UNIT, position + 1
                     continue
@@ -173,9 +176,8 @@ class BodyChecker:
             case ast.ExprStatement():
                 found = self.expr(statement.expr)
                 return found if last else UNIT
-            case ast.Emit() | ast.Asm():
-                construct = statement.kind if isinstance(statement, ast.Emit) else "asm"
-                self.error("E0300", f"'{construct}' is not supported by tri yet", statement.span)
+            case ast.Asm():
+                self.error("E0300", "'asm' is not supported by tri yet", statement.span)
         return UNIT
 
     def let(self, statement: ast.Let) -> None:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from compiler.builtins import BUILTINS, Builtin
+from compiler.check import events
 from compiler.check.bodies import BodyChecker
 from compiler.check.resolve import Project, Resolver, canonical_module_name, load_project
 from compiler.check.symbols import ModuleScope, lookup_qualified, mangle
@@ -85,6 +86,8 @@ class Checker:
     def run(self) -> Checked:
         for name, module in self.project.modules.items():
             self.scopes[name] = self.collect(name, module.source)
+        for scope in self.scopes.values():
+            events.validate(self, scope)
         for scope in self.scopes.values():
             for function in scope.functions.values():
                 self.validate_function(scope, function)
