@@ -243,7 +243,8 @@ class BodyChecker:
                     "E0217",
                     "only variables can be assigned to",
                     target.span,
-                    "field and index assignment are not part of the language",
+                    "field and index assignment are not supported by tri yet; "
+                    "assign a new struct or array",
                 )
                 continue
             binding = self.binding(target.path)
