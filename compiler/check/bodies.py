@@ -451,15 +451,16 @@ class BodyChecker:
                 self.error("E0206", f"struct {struct} has no field '{name}'", value.span)
             else:
                 self.expect(declared[name], values[name], value.span, f"field '{name}': ")
-        missing = [name for name in declared if name not in values]
-        if missing:
-            self.error(
-                "E0207",
-                f"missing field{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
-                f"in {struct} literal",
-                expr.span,
-            )
+        self.report_missing(list(declared), values, f"{struct} literal", expr.span)
         return struct
+
+    def report_missing(self, declared: list[str], given, what: str, span) -> bool:
+        """E0207 for the declared fields not `given` (in a struct literal or reveal/seal)."""
+        missing = [name for name in declared if name not in given]
+        if missing:
+            plural = "s" if len(missing) > 1 else ""
+            self.error("E0207", f"missing field{plural} {', '.join(missing)} in {what}", span)
+        return bool(missing)
 
     def call(self, expr: ast.Call) -> Type | None:
         arguments = [self.expr(argument) for argument in expr.arguments]

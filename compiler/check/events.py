@@ -80,15 +80,8 @@ def expand(body_checker, statement: ast.Emit) -> list | None:
         if name not in declared:
             body_checker.error("E0206", f"event {event.name} has no field '{name}'", value.span)
             problems = True
-    missing = [name for name in declared if name not in values]
-    if missing:
-        body_checker.error(
-            "E0207",
-            f"missing field{'s' if len(missing) > 1 else ''} {', '.join(missing)} "
-            f"in {statement.kind} {event.name}",
-            statement.span,
-        )
-        problems = True
+    what = f"{statement.kind} {event.name}"
+    problems |= body_checker.report_missing(declared, values, what, statement.span)
     if problems or len(declared) > MAX_FIELDS:
         return None
     tag = list(scope.events).index(event.name)
