@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compiler.builtins import BUILTINS, Builtin
-from compiler.check import events, matches
+from compiler.check import assignments, events, matches
 from compiler.check.types import (
     BOOL,
     DIGEST,
@@ -70,6 +70,7 @@ class BodyChecker:
         self.pure = instance.function.attribute("pure") is not None
         self.prechecked: set = set()  # statements made by `matches.expand`, already checked
         self.rewritten: dict = {}  # Block -> its statements with each `match` expanded
+        self.synthetic_structs: dict = {}  # StructLiteral built by `assignments` -> its type
 
     # --- reporting and scopes
     def error(self, code: str, message: str, span: ast.Span, hint: str | None = None) -> None:
@@ -126,6 +127,12 @@ class BodyChecker:
                 self.error("E0215", "unreachable code", statement.span)
                 terminated = False
             last = position == len(statements) - 1
+            if isinstance(statement, ast.Assign):
+                expansion = assignments.expand(self, statement)
+                if expansion is not None:
+                    statements[position : position + 1] = expansion
+                    self.rewritten[block] = statements
+                    continue
             if isinstance(statement, ast.Match | ast.Emit):
                 if isinstance(statement, ast.Match):
                     expansion = matches.expand(self, statement, last)
@@ -239,13 +246,12 @@ class BodyChecker:
             types = [value]
         for target, type_ in zip(targets, types, strict=True):
             if not isinstance(target, ast.Var) or "." in target.path:
-                self.error(
-                    "E0217",
-                    "only variables can be assigned to",
-                    target.span,
-                    "field and index assignment are not supported by tri yet; "
-                    "assign a new struct or array",
+                message = (
+                    "a tuple assignment assigns whole variables only"
+                    if len(targets) > 1
+                    else "only variables, their fields and their elements can be assigned to"
                 )
+                self.error("E0217", message, target.span)
                 continue
             binding = self.binding(target.path)
             if binding is None:
@@ -437,7 +443,9 @@ class BodyChecker:
         return base.element
 
     def struct_literal(self, expr: ast.StructLiteral) -> Type | None:
-        struct = self.context.lookup_struct(self.instance, expr.path, expr.span)
+        struct = self.synthetic_structs.get(expr) or self.context.lookup_struct(
+            self.instance, expr.path, expr.span
+        )
         values = {}
         for name, value in expr.fields:
             if name in values:
