@@ -37,7 +37,7 @@ from compiler.check.checker import check
 from compiler.check.resolve import Resolver, load_project
 from compiler.check.symbols import mangle
 from compiler.check.types import width
-from compiler.diagnostics import CompileError, render
+from compiler.diagnostics import CompileError, render_files
 from compiler.pipeline import compile_program
 from vm import interp, tables, tasm
 
@@ -227,17 +227,6 @@ def run_case(program: tasm.Program, case, measure: bool = False, max_steps: int 
     )
 
 
-def render_all(diagnostics) -> str:
-    return "\n".join(render(diagnostic, _source(diagnostic.path)) for diagnostic in diagnostics)
-
-
-def _source(path: str) -> str | None:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
 # --- the benchmark -------------------------------------------------------------------------------
 
 
@@ -296,9 +285,9 @@ def load_module(name: str, path: Path, modules, directory: Path, resolver, optim
         checked = check(load_project(source, resolver))
         compiled = compile_program(checked, optimize=optimize)
     except CompileError as failure:
-        raise BenchError(render_all(failure.diagnostics)) from None
+        raise BenchError(render_files(failure.diagnostics)) from None
     if checked.errors:
-        raise BenchError(render_all(checked.errors))
+        raise BenchError(render_files(checked.errors))
     text = link_baseline(path, modules)
     try:
         hand = tasm.parse(text)

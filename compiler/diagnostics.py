@@ -75,3 +75,18 @@ def render(diagnostic: Diagnostic, source: str | None) -> str:
     elif diagnostic.hint:
         lines.append(f"  = hint: {diagnostic.hint}")
     return "\n".join(lines)
+
+
+def render_files(diagnostics: list[Diagnostic]) -> str:
+    """Every diagnostic rendered with its source line, each file read once, now (not from
+    a cache: between two calls the same path may hold another file)."""
+    texts = {path: _read(path) for path in {diagnostic.path for diagnostic in diagnostics}}
+    return "\n".join(render(diagnostic, texts[diagnostic.path]) for diagnostic in diagnostics)
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as file:
+            return file.read()
+    except (OSError, UnicodeDecodeError):
+        return None

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from compiler.check.checker import Checked, check
 from compiler.check.resolve import DEFAULT_LIBRARY, Resolver, load_project
-from compiler.diagnostics import CompileError, Diagnostic, render
+from compiler.diagnostics import CompileError, Diagnostic, render_files
 from tri.commands.common import UsageError
 
 
@@ -34,18 +34,8 @@ def resolver_for(arguments) -> Resolver:
     return Resolver(arguments.stdlib, tuple(Path(directory) for directory in arguments.include))
 
 
-def _text(path: str) -> str | None:
-    try:
-        return Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
 def render_all(diagnostics: list[Diagnostic]) -> str:
-    """Every diagnostic with its source line; each file is read once, now (not cached
-    across calls: the same path may hold another file by the next call)."""
-    texts = {path: _text(path) for path in {diagnostic.path for diagnostic in diagnostics}}
-    return "\n".join(render(diagnostic, texts[diagnostic.path]) for diagnostic in diagnostics)
+    return render_files(diagnostics)
 
 
 def print_diagnostics(diagnostics: list[Diagnostic]) -> None:
