@@ -124,9 +124,9 @@ def print_function_report(arguments) -> None:
     console = Console(highlight=False, width=max(Console().width, 120))
     static = static_report(arguments)
     console.print(
-        "static estimate (tir.md §7)  "
+        "static estimate (tir.md §7: RC's six tables, every loop at its bound)  "
         + ", ".join(f"{name} {static[name]}" for name in TABLES)
-        + f"; padded height {static['padded_height']}"
+        + f"; these six padded: {static['padded_height']} (the lookup table is always 256)"
     )
     table = Table(
         title="per function: measured on this run; static estimate of one call "
