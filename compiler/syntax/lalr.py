@@ -10,10 +10,11 @@ parse itself.  `FastParser` runs the same automaton in one loop:
   state (same regexes in the same order, same keyword re-typing), so the
   tokens are the ones lark would produce;
 - whitespace and comments (the grammar's ignored terminals) are skipped by
-  one regex before each token;
-- each reduction calls `reduce(rule, values, first, last)` with the values of
-  the rule's symbols and the positions of its first and last symbol, and a
-  rule that only passes its single child through costs nothing at all.
+  the same regex match that finds the next token;
+- a reduction of `rule` calls `reducer(rule)(values, first, last)`, with the
+  values of the rule's symbols and the positions of its first and last
+  symbol; a rule whose reducer is None passes its single child on, which
+  costs only a state change.
 
 It does not report errors.  On input it cannot accept it returns `REJECTED`,
 and the caller parses again with lark, which raises the precise
