@@ -120,16 +120,17 @@ class Checker:
             ast.Const: "constants",
             ast.Event: "events",
         }
+        defined: set[str] = set()  # names of every kind share one namespace
         for item in source.items:
             if not self.active(item, source.path):
                 continue
-            table = getattr(scope, kinds[type(item)])
-            if any(item.name in getattr(scope, kind) for kind in kinds.values()):
+            if item.name in defined:
                 self.error(
                     "E0107", f"'{item.name}' is defined more than once", source.path, item.span
                 )
                 continue
-            table[item.name] = item
+            defined.add(item.name)
+            getattr(scope, kinds[type(item)])[item.name] = item
         return scope
 
     def active(self, item, path: str) -> bool:

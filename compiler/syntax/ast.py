@@ -295,7 +295,10 @@ class Function:
     span: Span = NO_SPAN
 
     def attribute(self, name: str) -> Attribute | None:
-        return next((a for a in self.attributes if a.name == name), None)
+        for attribute in self.attributes:
+            if attribute.name == name:
+                return attribute
+        return None
 
 
 @node
