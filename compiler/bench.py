@@ -276,13 +276,18 @@ class BenchError(Exception):
     """A problem with the benchmark's input (a missing source, a bad baseline): exit 2."""
 
 
-def load_module(name: str, path: Path, modules, directory: Path, resolver, optimize: bool):
+DEBUG = frozenset({"debug"})  # the default #[cfg] flags (language.md §4.1)
+
+
+def load_module(
+    name: str, path: Path, modules, directory: Path, resolver, optimize: bool, flags=DEBUG
+):
     """Check and compile the module of a baseline; split both texts into functions."""
     source = resolver.locate(name, Path(directory).resolve())
     if source is None:
         raise BenchError(f"error: {path}: no source for module '{name}'")
     try:
-        checked = check(load_project(source, resolver))
+        checked = check(load_project(source, resolver), flags)
         compiled = compile_program(checked, optimize=optimize)
     except CompileError as failure:
         raise BenchError(render_files(failure.diagnostics)) from None
@@ -363,13 +368,15 @@ def bench(
     count: int = 8,
     seed: int = 0,
     resolver: Resolver | None = None,
+    flags: frozenset[str] = DEBUG,
 ) -> list[Row]:
-    """One row per public function of every module with a baseline under `directory`."""
+    """One row per public function of every module with a baseline under `directory`
+    (modules checked with the #[cfg] `flags`)."""
     resolver = resolver or Resolver()
     modules = baseline_files(Path(directory))
     rows = []
     for name, path in modules.items():
-        module = load_module(name, path, modules, directory, resolver, optimize)
+        module = load_module(name, path, modules, directory, resolver, optimize, flags)
         for function in module.functions:
             rows.append(measure_function(module, function, count, seed))
     return rows

@@ -205,3 +205,11 @@ def test_through_a_real_process(tmp_path):
         [sys.executable, "-m", "tri", "--version"], capture_output=True, text=True
     )
     assert version.stdout.strip() == f"tri {__version__}"
+
+
+@pytest.mark.parametrize("extra", [[], ["--reference"]])
+def test_profile_chooses_the_cfg_items(capsys, extra):
+    program = PROGRAMS / "valid" / "attributes.tri"
+    assert tri(capsys, "run", program, "--input", "3", *extra)[1].split()[0] == "1"
+    code, out, _ = tri(capsys, "run", program, "--input", "3", "--profile", "release", *extra)
+    assert code == 0 and out.split() == ["2", "9", "4"]

@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tri.commands.common import EXIT_FAILED, EXIT_OK, UsageError, positive
-from tri.commands.source import add_source_options, resolver_for
+from tri.commands.source import add_source_options, flags_for, resolver_for
 
 if TYPE_CHECKING:
     from compiler import bench
@@ -70,7 +70,12 @@ def command_bench(arguments) -> int:
     optimize = not arguments.no_opt
     try:
         rows = bench.bench(
-            directory, optimize, arguments.cases, arguments.seed, resolver_for(arguments)
+            directory,
+            optimize,
+            arguments.cases,
+            arguments.seed,
+            resolver_for(arguments),
+            flags_for(arguments),
         )
     except bench.BenchError as error:
         raise UsageError(str(error)) from None

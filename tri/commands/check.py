@@ -7,7 +7,13 @@ from pathlib import Path
 
 from compiler.check.budget import WINDOW, stack_budget
 from tri.commands.common import EXIT_FAILED, EXIT_OK, UsageError
-from tri.commands.source import add_source_options, check_path, print_diagnostics, resolver_for
+from tri.commands.source import (
+    add_source_options,
+    check_path,
+    flags_for,
+    print_diagnostics,
+    resolver_for,
+)
 
 
 def register(commands) -> None:
@@ -52,7 +58,7 @@ def command_check(arguments) -> int:
     errors = warnings = 0
     seen = set()
     for path in files:
-        checked, diagnostics = check_path(path, resolver)
+        checked, diagnostics = check_path(path, resolver, flags_for(arguments))
         if checked is not None and arguments.stack:
             print_budgets(checked, path)
         fresh = [d for d in diagnostics if (d.path, d.span, d.code, d.message) not in seen]

@@ -20,7 +20,13 @@ from dataclasses import dataclass
 
 from tri.commands.check import source_files
 from tri.commands.common import EXIT_FAILED, EXIT_OK, UsageError, positive
-from tri.commands.source import add_source_options, check_path, render_all, resolver_for
+from tri.commands.source import (
+    add_source_options,
+    check_path,
+    flags_for,
+    render_all,
+    resolver_for,
+)
 from vm.interp import DEFAULT_MAX_STEPS
 
 
@@ -67,7 +73,7 @@ def command_test(arguments) -> int:
     resolver = resolver_for(arguments)
     outcomes = []
     for path in source_files(arguments.paths):
-        checked, diagnostics = check_path(path, resolver)
+        checked, diagnostics = check_path(path, resolver, flags_for(arguments))
         if checked is None:
             raise UsageError(render_all(diagnostics))
         for key, instance in checked.instances.items():
