@@ -82,3 +82,14 @@ def test_source_that_does_not_check_exits_2(tmp_path, capsys):
 def test_the_library_tests_pass(capsys):
     code, out, _ = tri(capsys, "test", Path(__file__).parents[1] / "stdlib")
     assert code == 0 and out.count("PASS") >= 6 and "FAIL" not in out
+
+
+def test_a_module_build_leaves_test_functions_out(tmp_path, capsys):
+    path = write(
+        tmp_path,
+        "module m\n\npub fn f() -> Field {\n    1\n}\n\n#[test]\npub fn t() {\n    assert(f() == 1)\n}\n",
+        "m.tri",
+    )
+    code, out, _ = tri(capsys, "build", path)
+    assert code == 0 and "__f:" in out and "__t" not in out
+    assert tri(capsys, "test", path)[0] == 0

@@ -103,10 +103,13 @@ class Checker:
             for module_name, use in scope.imports.items():
                 if module_name not in scope.used_imports:
                     self.warn("W0001", f"unused import '{use.path}'", scope.path, use.span)
-        exported = [
+        exported = [  # what a module-alone build emits: #[test] functions are not (§4.1)
             self.key(entry_scope.name, function.name, {})
             for function in entry_scope.functions.values()
-            if function.public and not function.size_parameters and function.body is not None
+            if function.public
+            and not function.size_parameters
+            and function.body is not None
+            and function.attribute("test") is None
         ]
         return Checked(self.project, self.instances, entry, exported, self.diagnostics)
 
