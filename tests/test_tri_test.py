@@ -85,11 +85,9 @@ def test_the_library_tests_pass(capsys):
 
 
 def test_a_module_build_leaves_test_functions_out(tmp_path, capsys):
-    path = write(
-        tmp_path,
-        "module m\n\npub fn f() -> Field {\n    1\n}\n\n#[test]\npub fn t() {\n    assert(f() == 1)\n}\n",
-        "m.tri",
-    )
+    text = "module m\n\npub fn f() -> Field {\n    1\n}\n\n"
+    text += "#[test]\npub fn t() {\n    assert(f() == 1)\n}\n"
+    path = write(tmp_path, text, "m.tri")
     code, out, _ = tri(capsys, "build", path)
     assert code == 0 and "__f:" in out and "__t" not in out
     assert tri(capsys, "test", path)[0] == 0
