@@ -24,8 +24,7 @@ from functools import partial
 from pathlib import Path
 
 from loops import FIELD_LOOP, HASH_LOOP, MEMORY_LOOP, U32_LOOP  # benchmarks/loops.py
-from rich.console import Console
-from rich.table import Table
+from report import print_table  # benchmarks/report.py
 
 from vm import interp, jit, tables, tip5
 from vm.jit import compiler, support
@@ -192,31 +191,16 @@ def main() -> None:
     note = (
         f"Tip5 support code: {support_seconds * 1e3:.0f} ms to compile or load (once per process)"
     )
-    if arguments.markdown:
-        for head, body in ((header, rows), (anchor_header, anchor)):
-            print("| " + " | ".join(head) + " |")
-            print("|" + "---|" * len(head))
-            for row in body:
-                print("| " + " | ".join(row) + " |")
-            print()
-        print(note)
-        return
-    console = Console()
-    table = Table(title="JIT against the interpreter, all nine tables recorded")
-    for column in header:
-        table.add_column(column, justify="left" if column == "loop" else "right")
-    for row in rows:
-        table.add_row(*row)
-    console.print(table)
-    anchor_table = Table(title="JIT against C (cc -O2), the field loop")
+    title = "JIT against the interpreter, all nine tables recorded"
+    print_table(title, header, rows, arguments.markdown, left=frozenset({"loop"}))
     if c_seconds is None:
-        console.print(anchor[0][0])
+        print(anchor[0][0])
     else:
-        for column in anchor_header:
-            anchor_table.add_column(column, justify="left" if column == "field loop" else "right")
-        anchor_table.add_row(*anchor[0])
-        console.print(anchor_table)
-    console.print(note)
+        if arguments.markdown:
+            print()
+        title = "JIT against C (cc -O2), the field loop"
+        print_table(title, anchor_header, anchor, arguments.markdown, frozenset({"field loop"}))
+    print(note)
 
 
 if __name__ == "__main__":

@@ -21,8 +21,7 @@ import random
 import time
 from collections import Counter
 
-from rich.console import Console
-from rich.table import Table
+from report import print_table  # benchmarks/report.py
 
 from compiler.verify import check_equivalent
 from compiler.verify.generate import compiled_block, make_op, mutate
@@ -73,18 +72,9 @@ def main() -> None:
             summary = ", ".join(f"{count} {status}" for status, count in sorted(verdicts.items()))
             rows.append((str(size), name, f"{rate:.0f}", summary))
     header = ("instructions", "workload", "checks/s", "verdicts")
-    if arguments.markdown:
-        print("| " + " | ".join(header) + " |")
-        print("|" + "---|" * len(header))
-        for row in rows:
-            print("| " + " | ".join(row) + " |")
-        return
-    table = Table(title="Equivalence checks per second (target: 200 at 20 instructions)")
-    for column in header:
-        table.add_column(column, justify="right" if column == "checks/s" else "left")
-    for row in rows:
-        table.add_row(*row)
-    Console().print(table)
+    title = "Equivalence checks per second (target: 200 at 20 instructions)"
+    left = frozenset(header) - {"checks/s"}
+    print_table(title, header, rows, arguments.markdown, left=left)
 
 
 if __name__ == "__main__":

@@ -14,8 +14,7 @@ import argparse
 import time
 
 from loops import FIELD_LOOP, HASH_LOOP, MEMORY_LOOP, U32_LOOP  # benchmarks/loops.py
-from rich.console import Console
-from rich.table import Table
+from report import print_table  # benchmarks/report.py
 
 from vm import interp, tables, tip5
 from vm.tasm import parse
@@ -62,18 +61,8 @@ def main() -> None:
             )
         )
     header = ("loop", "cycles", "seconds", "M instructions/s", "padded height")
-    if arguments.markdown:
-        print("| " + " | ".join(header) + " |")
-        print("|" + "---|" * len(header))
-        for row in rows:
-            print("| " + " | ".join(row) + " |")
-        return
-    table = Table(title="Interpreter speed, all nine tables recorded")
-    for column in header:
-        table.add_column(column, justify="left" if column == "loop" else "right")
-    for row in rows:
-        table.add_row(*row)
-    Console().print(table)
+    title = "Interpreter speed, all nine tables recorded"
+    print_table(title, header, rows, arguments.markdown, left=frozenset({"loop"}))
 
 
 if __name__ == "__main__":

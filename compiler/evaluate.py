@@ -82,14 +82,9 @@ def evaluate(
     """Run the checked program's `main` on the given inputs."""
     if checked.entry is None:
         raise ValueError("only a program (with `fn main()`) can be evaluated")
-    state = _State(
-        deque(value % P for value in public_input),
-        deque(value % P for value in secret_input),
-        deque(tuple(value % P for value in digest) for digest in secret_digests),
-        {address % P: value % P for address, value in dict(ram or {}).items()},
-        max_steps=max_steps,
+    return call_function(
+        checked, checked.entry, [], public_input, secret_input, secret_digests, ram, max_steps
     )
-    return _evaluation(checked, state, checked.entry, [])
 
 
 def call_function(
@@ -111,10 +106,6 @@ def call_function(
         {address % P: value % P for address, value in dict(ram or {}).items()},
         max_steps=max_steps,
     )
-    return _evaluation(checked, state, key, arguments)
-
-
-def _evaluation(checked: Checked, state: _State, key: str, arguments: list) -> Evaluation:
     error = result = None
     try:
         result = _Interpreter(checked, state).call(checked.instances[key], list(arguments))

@@ -141,8 +141,8 @@ def check_equivalent(
         constants=tuple(sorted(_constants(table, summary_a) | _constants(table, summary_b))),
     )
     generator = np.random.default_rng(seed)
-    found = search(program_a, program_b, shape, generator, SCREEN_LANES, INTERPRETER_RUNS)
-    if found is not None:
+
+    def different(found) -> Verdict:
         return Verdict(
             "different",
             found.difference,
@@ -151,6 +151,10 @@ def check_equivalent(
             entry_depth=depth,
             failure_kinds=kinds,
         )
+
+    found = search(program_a, program_b, shape, generator, SCREEN_LANES, INTERPRETER_RUNS)
+    if found is not None:
+        return different(found)
     proof = compare(table, summary_a, summary_b, depth, random.Random(seed))
     if proof.proven:
         return Verdict(
@@ -163,14 +167,7 @@ def check_equivalent(
         )
     found = search(program_a, program_b, shape, generator, SEARCH_LANES, 0)
     if found is not None:
-        return Verdict(
-            "different",
-            found.difference,
-            "concrete",
-            counterexample=found,
-            entry_depth=depth,
-            failure_kinds=kinds,
-        )
+        return different(found)
     return Verdict(
         "unknown", f"not proven: {proof.reason}", "none", entry_depth=depth, failure_kinds=kinds
     )

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from compiler.verify import guards
+from compiler.verify import guards, moves
 from compiler.verify.functions import TIP5_ONES, apply, leaf
 from compiler.verify.terms import Expression, Poly, TermTable
 from vm import xfield
@@ -21,15 +21,6 @@ if TYPE_CHECKING:
 
 
 # --- handlers: one per instruction, (state, argument) -> None --------------------------------
-
-
-def _push(state: State, argument):
-    state.push(state.constant(argument))
-
-
-def _pop(state: State, count):
-    for _ in range(count):
-        state.pop()
 
 
 def _divine(state: State, count):
@@ -47,24 +38,6 @@ def _place(state: State, index):
     value = state.pop()
     state.ensure(index)
     state.stack.insert(len(state.stack) - index, value)
-
-
-def _dup(state: State, index):
-    state.push(state.peek(index))
-
-
-def _swap(state: State, index):
-    top, other = state.peek(0), state.peek(index)
-    state.put(0, other)
-    state.put(index, top)
-
-
-def _halt(state: State, argument):
-    state.halted = True
-
-
-def _nop(state: State, argument):
-    pass
 
 
 def _assert(state: State, argument):
@@ -101,7 +74,7 @@ def _assert_vector(state: State, argument):
     for index in range(5):
         difference = table.sub(state.peek(index), state.peek(index + 5))
         state.require(guards.zero(table, difference), "VectorAssertionFailed")
-    _pop(state, 5)
+    moves.pop(state, 5)
 
 
 def _sponge_init(state: State, argument):
@@ -205,7 +178,7 @@ def _pop_count(state: State, argument):
 def _xx_binary(combine):
     def handler(state: State, argument):
         result = combine(state.top_xfield(0), state.top_xfield(3))
-        _pop(state, 6)
+        moves.pop(state, 6)
         for value in reversed(result):
             state.push(value.poly)
 
@@ -295,15 +268,15 @@ def _horner(coefficients: int):
 
 
 HANDLERS = {
-    "push": _push,
-    "pop": _pop,
+    "push": moves.push,
+    "pop": moves.pop,
     "divine": _divine,
     "pick": _pick,
     "place": _place,
-    "dup": _dup,
-    "swap": _swap,
-    "halt": _halt,
-    "nop": _nop,
+    "dup": moves.dup,
+    "swap": moves.swap,
+    "halt": moves.halt,
+    "nop": moves.nop,
     "assert": _assert,
     "read_mem": _read_mem,
     "write_mem": _write_mem,

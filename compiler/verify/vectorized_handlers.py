@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from compiler.verify import moves
 from vm import field, xfield
 from vm.field import P
 
@@ -52,15 +53,6 @@ class Words:
 # --- handlers: one per instruction, (run, argument) -> None --------------------------------------
 
 
-def _push(run: Run, value):
-    run.push(run.constant(value))
-
-
-def _pop(run: Run, count):
-    for _ in range(count):
-        run.pop()
-
-
 def _stream(name: str):
     def handler(run: Run, count):
         start = run.consumed[name]
@@ -83,24 +75,6 @@ def _pick(run: Run, index):
 def _place(run: Run, index):
     value = run.pop()
     run.stack.insert(len(run.stack) - index, value)
-
-
-def _dup(run: Run, index):
-    run.push(run.peek(index))
-
-
-def _swap(run: Run, index):
-    top, other = run.peek(0), run.peek(index)
-    run.put(0, other)
-    run.put(index, top)
-
-
-def _halt(run: Run, argument):
-    run.halted = True
-
-
-def _nop(run: Run, argument):
-    pass
 
 
 def _assert(run: Run, argument):
@@ -132,7 +106,7 @@ def _hash(run: Run, argument):
 def _assert_vector(run: Run, argument):
     for index in range(5):
         run.fail(run.peek(index) != run.peek(index + 5), "VectorAssertionFailed")
-    _pop(run, 5)
+    moves.pop(run, 5)
 
 
 def _sponge_init(run: Run, argument):
@@ -232,7 +206,7 @@ def _pop_count(run: Run, argument):
 def _xx_binary(combine):
     def handler(run: Run, argument):
         result = combine(run.top_xfield(0), run.top_xfield(3))
-        _pop(run, 6)
+        moves.pop(run, 6)
         for value in reversed(result):
             run.push(value.values)
 
@@ -316,15 +290,15 @@ def _horner(coefficients: int):
 
 
 HANDLERS = {
-    "push": _push,
-    "pop": _pop,
+    "push": moves.push,
+    "pop": moves.pop,
     "divine": _stream("secret"),
     "pick": _pick,
     "place": _place,
-    "dup": _dup,
-    "swap": _swap,
-    "halt": _halt,
-    "nop": _nop,
+    "dup": moves.dup,
+    "swap": moves.swap,
+    "halt": moves.halt,
+    "nop": moves.nop,
     "assert": _assert,
     "read_mem": _read_mem,
     "write_mem": _write_mem,

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from compiler.check.budget import WINDOW, stack_budget
-from tri.commands.common import EXIT_FAILED, EXIT_OK, UsageError
+from tri.commands.common import EXIT_FAILED, EXIT_OK, existing_source_files
 from tri.commands.source import (
     add_source_options,
     check_path,
@@ -28,20 +28,6 @@ def register(commands) -> None:
     parser.set_defaults(handler=command_check)
 
 
-def source_files(paths: list[str]) -> list[Path]:
-    """The files named, with every *.tri below each named directory."""
-    files = []
-    for text in paths:
-        path = Path(text)
-        if path.is_dir():
-            files.extend(sorted(path.rglob("*.tri")))
-        elif path.exists():
-            files.append(path)
-        else:
-            raise UsageError(f"error: cannot read {path}: no such file or directory")
-    return files
-
-
 def print_budgets(checked, path: Path) -> None:
     """One line per function of the checked file: its peak live stack width."""
     for instance in checked.instances.values():
@@ -54,7 +40,7 @@ def print_budgets(checked, path: Path) -> None:
 
 def command_check(arguments) -> int:
     resolver = resolver_for(arguments)
-    files = source_files(arguments.paths)
+    files = existing_source_files(arguments.paths)
     errors = warnings = 0
     seen = set()
     for path in files:

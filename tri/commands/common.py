@@ -103,3 +103,28 @@ def read_source(path: Path) -> str:
     except (OSError, UnicodeDecodeError) as error:
         reason = getattr(error, "strerror", None) or error
         raise UsageError(f"error: cannot read {path}: {reason}") from None
+
+
+def source_files(paths: list[str]) -> list[Path | UsageError]:
+    """The files named, with every *.tri below each named directory (sorted), in order; a
+    path that does not exist becomes a UsageError in its place, for the command to raise
+    at once or to report and go on."""
+    found: list[Path | UsageError] = []
+    for text in paths:
+        path = Path(text)
+        if path.is_dir():
+            found.extend(sorted(path.rglob("*.tri")))
+        elif path.exists():
+            found.append(path)
+        else:
+            found.append(UsageError(f"error: cannot read {path}: no such file or directory"))
+    return found
+
+
+def existing_source_files(paths: list[str]) -> list[Path]:
+    """`source_files`, raising the UsageError of the first path that does not exist."""
+    files = source_files(paths)
+    for entry in files:
+        if isinstance(entry, UsageError):
+            raise entry
+    return files

@@ -12,11 +12,17 @@ change; else 0.  Every file is processed even after a failure, so all problems a
 from __future__ import annotations
 
 import sys
-from pathlib import Path
 
 from compiler.diagnostics import CompileError, render
 from compiler.syntax.formatter import format_source
-from tri.commands.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, UsageError, read_source
+from tri.commands.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    EXIT_USAGE,
+    UsageError,
+    read_source,
+    source_files,
+)
 
 
 def register(commands) -> None:
@@ -28,20 +34,6 @@ def register(commands) -> None:
         help="change nothing; list the files that would change and exit 1 if there are any",
     )
     fmt.set_defaults(handler=command_fmt)
-
-
-def source_files(paths: list[str]) -> list[Path | UsageError]:
-    """The files to format, in order; a path that does not exist becomes a UsageError."""
-    found: list[Path | UsageError] = []
-    for text in paths:
-        path = Path(text)
-        if path.is_dir():
-            found.extend(sorted(path.rglob("*.tri")))
-        elif path.exists():
-            found.append(path)
-        else:
-            found.append(UsageError(f"error: cannot read {path}: no such file or directory"))
-    return found
 
 
 def command_fmt(arguments) -> int:

@@ -18,8 +18,13 @@ import json
 import sys
 from dataclasses import dataclass
 
-from tri.commands.check import source_files
-from tri.commands.common import EXIT_FAILED, EXIT_OK, UsageError, positive
+from tri.commands.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    UsageError,
+    existing_source_files,
+    positive,
+)
 from tri.commands.source import (
     add_source_options,
     check_path,
@@ -72,7 +77,7 @@ def command_test(arguments) -> int:
 
     resolver = resolver_for(arguments)
     outcomes = []
-    for path in source_files(arguments.paths):
+    for path in existing_source_files(arguments.paths):
         checked, diagnostics = check_path(path, resolver, flags_for(arguments))
         if checked is None:
             raise UsageError(render_all(diagnostics))
