@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from compiler.verify import guards
+from compiler.verify.assumptions import MINIMUM_STACK
 from compiler.verify.functions import apply, leaf
 from compiler.verify.guards import Guard
 from compiler.verify.symbolic_handlers import HANDLERS
@@ -33,7 +34,6 @@ from vm.isa import Arg
 from vm.tasm import Op, Program
 
 CONTROL_FLOW = frozenset({"skiz", "call", "return", "recurse", "recurse_or_return"})
-MINIMUM_STACK = 16  # the op stack never holds fewer words (tasm.md §6)
 
 
 class BlockError(ValueError):
@@ -58,6 +58,7 @@ class Summary:
     guards: dict[Guard, str]  # canonical guard -> error kind, in order of first occurrence
     output: list[Poly]
     writes: list[tuple[Poly, Poly]]  # (address, value), in order
+    read_addresses: list[Poly]  # the address of every RAM word read, in order
     permutations: list[tuple]  # one key per Tip5 permutation
     reads: dict[str, int]  # tokens consumed: public, secret, digest
     sponge_required: bool  # uses the sponge before any sponge_init
@@ -86,6 +87,7 @@ class State:
         self.guards: dict[Guard, str] = {}
         self.output: list[Poly] = []
         self.writes: list[tuple[Poly, Poly]] = []
+        self.read_addresses: list[Poly] = []
         self.permutations: list[tuple] = []
         self.reads = {"public": 0, "secret": 0, "digest": 0}
         self.sponge: tuple[Poly, ...] | None = None
@@ -129,20 +131,31 @@ class State:
             self.guards.setdefault(guard, kind)
 
     def read(self, address: Poly) -> Poly:
-        """RAM[address]: read-over-write through the block's writes."""
+        """RAM[address]: read-over-write through the block's writes.
+
+        Walking from the newest write: a write to a provably different address
+        (a non-zero constant apart) is skipped; a write to the same address
+        answers the read unless a newer write may alias; writes that may alias
+        make the read an uninterpreted `select` over them, oldest first, ending
+        with the same-address write when there is one (it is the value when no
+        newer write aliases) or else falling back to the initial RAM.
+        """
         table = self.table
-        for index in range(len(self.writes) - 1, -1, -1):
-            written_address, value = self.writes[index]
+        self.read_addresses.append(address)
+        aliasing: list[tuple[Poly, Poly]] = []  # newest first
+        for written_address, value in reversed(self.writes):
             difference = table.sub(written_address, address)
             if difference is table.zero:
-                return value
-            if difference.constant is None:  # may alias: an uninterpreted read
-                arguments: list[Poly] = []
-                for earlier_address, earlier_value in self.writes[: index + 1]:
-                    if table.sub(earlier_address, address).constant is None:
-                        arguments += [earlier_address, earlier_value]
-                return apply(table, "select", (), (*arguments, address))
-        return apply(table, "memory", (), (address,))
+                if not aliasing:
+                    return value
+                aliasing.append((written_address, value))
+                break
+            if difference.constant is None:
+                aliasing.append((written_address, value))
+        if not aliasing:
+            return apply(table, "memory", (), (address,))
+        arguments = [poly for pair in reversed(aliasing) for poly in pair]
+        return apply(table, "select", (), (*arguments, address))
 
     def read_xfield(self, address: Poly) -> tuple:
         table = self.table
@@ -198,6 +211,7 @@ def execute(block, table: TermTable) -> Summary:
         guards=state.guards,
         output=state.output,
         writes=state.writes,
+        read_addresses=state.read_addresses,
         permutations=state.permutations,
         reads=state.reads,
         sponge_required=state.sponge_required,
