@@ -22,7 +22,6 @@ longer concrete search looks for a counterexample.
 
 from __future__ import annotations
 
-import math
 import random
 from collections import Counter
 from dataclasses import dataclass
@@ -30,16 +29,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from compiler.verify import concrete, guards, vectorized
+from compiler.verify.assumptions import NOTHING, Assumptions
 from compiler.verify.concrete import Counterexample, Shape
-from compiler.verify.functions import evaluate_random, substitute
+from compiler.verify.corners import Steering
+from compiler.verify.functions import substitute
+from compiler.verify.identities import Canonical
+from compiler.verify.random_points import Proof, equal_at_random_points
 from compiler.verify.symbolic import Summary, block_ops, execute
 from compiler.verify.symbolic_handlers import permutation_key
 from compiler.verify.terms import Poly, TermTable
-from vm.field import P
 from vm.tasm import Program
 
-TARGET_ERROR_EXPONENT = 100  # Schwartz-Zippel: accept with error at most 2^-100
-MAXIMUM_TRIALS = 40
 SCREEN_LANES = 48  # lanes of the first concrete screen
 SEARCH_LANES = 2048  # lanes of the search after a failed proof
 INTERPRETER_RUNS = 1  # lanes also run on the interpreter, whatever the screen says
@@ -76,14 +76,6 @@ class Verdict:
         }
 
 
-@dataclass(frozen=True)
-class _Proof:
-    proven: bool
-    reason: str
-    method: str = "canonical"
-    error_bound: float = 0.0
-
-
 def _program(block, isa: str) -> Program:
     if isinstance(block, Program):
         block_ops(block)
@@ -91,10 +83,10 @@ def _program(block, isa: str) -> Program:
     return Program(ops=block_ops(block), isa=isa)
 
 
-def failure_kinds(summary: Summary) -> tuple[str, ...]:
-    """The error kinds a block can fail with."""
+def failure_kinds(summary: Summary, assumptions: Assumptions = NOTHING) -> tuple[str, ...]:
+    """The error kinds a block can fail with (on entry states that satisfy `assumptions`)."""
     kinds = set(summary.guards.values())
-    if summary.depth_threshold > concrete.MINIMUM_STACK:
+    if summary.depth_threshold > assumptions.minimum_depth:
         kinds.add("TooShallow")
     for stream, kind in (
         ("public", "EmptyPublicInput"),
@@ -117,20 +109,28 @@ def _constants(table: TermTable, summary: Summary) -> set[int]:
 
 
 def check_equivalent(
-    block_a, block_b, *, inputs: int = 0, isa: str = "rel", seed: int = 0
+    block_a,
+    block_b,
+    *,
+    assumptions: Assumptions = NOTHING,
+    inputs: int = 0,
+    isa: str = "rel",
+    seed: int = 0,
 ) -> Verdict:
     """Compare two straight-line blocks; see the module docstring.
 
+    Only entry states that satisfy `assumptions` are considered, and the exit
+    slots it marks don't-care are not compared (compiler.verify.assumptions).
     `inputs` is the least number of entry stack words to compare; BlockError
     (a ValueError) for a block with control flow.
     """
     program_a, program_b = _program(block_a, isa), _program(block_b, isa)
-    table = TermTable()
+    table = TermTable(assumptions.u32_entry)
     summary_a, summary_b = execute(program_a, table), execute(program_b, table)
     depth = max(summary_a.entry_depth, summary_b.entry_depth, inputs)
-    kinds = (failure_kinds(summary_a), failure_kinds(summary_b))
+    kinds = (failure_kinds(summary_a, assumptions), failure_kinds(summary_b, assumptions))
     shape = Shape(
-        depth=max(depth, concrete.MINIMUM_STACK),
+        depth=max(depth, concrete.MINIMUM_STACK, *(slot + 1 for slot in assumptions.u32_entry)),
         touched=depth,
         thresholds=(summary_a.depth_threshold, summary_b.depth_threshold),
         reads=tuple(
@@ -139,6 +139,8 @@ def check_equivalent(
         ),
         sponge=summary_a.sponge is not None or summary_b.sponge is not None,
         constants=tuple(sorted(_constants(table, summary_a) | _constants(table, summary_b))),
+        minimum_length=assumptions.minimum_depth,
+        u32_entry=assumptions.u32_entry,
     )
     generator = np.random.default_rng(seed)
 
@@ -152,10 +154,14 @@ def check_equivalent(
             failure_kinds=kinds,
         )
 
-    found = search(program_a, program_b, shape, generator, SCREEN_LANES, INTERPRETER_RUNS)
+    ignore = assumptions.dont_care
+    steering = Steering(table, (summary_a, summary_b))
+    found = search(
+        program_a, program_b, shape, generator, SCREEN_LANES, INTERPRETER_RUNS, ignore, steering
+    )
     if found is not None:
         return different(found)
-    proof = compare(table, summary_a, summary_b, depth, random.Random(seed))
+    proof = compare(table, summary_a, summary_b, depth, random.Random(seed), assumptions)
     if proof.proven:
         return Verdict(
             "equivalent",
@@ -165,7 +171,7 @@ def check_equivalent(
             entry_depth=depth,
             failure_kinds=kinds,
         )
-    found = search(program_a, program_b, shape, generator, SEARCH_LANES, 0)
+    found = search(program_a, program_b, shape, generator, SEARCH_LANES, 0, ignore, steering)
     if found is not None:
         return different(found)
     return Verdict(
@@ -180,18 +186,26 @@ def search(
     generator: np.random.Generator,
     lanes_count: int,
     interpreter_runs: int,
+    ignore: frozenset[int] = frozenset(),
+    steering: Steering | None = None,
 ) -> Counterexample | None:
-    """A counterexample among `lanes_count` sampled entry states, confirmed on the interpreter."""
+    """A counterexample among `lanes_count` sampled entry states, confirmed on the interpreter.
+
+    `ignore`: exit stack slots whose values do not matter; `steering` moves some
+    lanes to the blocks' corners (compiler.verify.corners).
+    """
     lanes = concrete.sample_lanes(generator, lanes_count, shape)
+    if steering is not None:
+        steering(lanes, generator)
     outcomes_a = vectorized.run_lanes(program_a, lanes)
     outcomes_b = vectorized.run_lanes(program_b, lanes)
-    flagged = np.flatnonzero(vectorized.differing_lanes(outcomes_a, outcomes_b, lanes))
+    flagged = np.flatnonzero(vectorized.differing_lanes(outcomes_a, outcomes_b, lanes, ignore))
     candidates = list(flagged[:CONFIRMATIONS]) + list(range(min(interpreter_runs, lanes_count)))
     for lane in dict.fromkeys(int(lane) for lane in candidates):
         entry = lanes.entry(lane)
         outcome_a = concrete.run_block(program_a, entry)
         outcome_b = concrete.run_block(program_b, entry)
-        difference = concrete.difference(outcome_a, outcome_b, entry)
+        difference = concrete.difference(outcome_a, outcome_b, entry, ignore)
         if difference is not None:
             return Counterexample(entry, shape, outcome_a, outcome_b, difference)
     return None
@@ -212,67 +226,101 @@ def _describe_guard(table: TermTable, guard: guards.Guard) -> str:
 
 
 def compare(
-    table: TermTable, first: Summary, second: Summary, depth: int, generator: random.Random
-) -> _Proof:
-    """Prove that two summaries mean the same, or say why not."""
-    guards_a, mapping = guards.normalize(table, first.guards)
-    guards_b, _ = guards.normalize(table, second.guards)
+    table: TermTable,
+    first: Summary,
+    second: Summary,
+    depth: int,
+    generator: random.Random,
+    assumptions: Assumptions = NOTHING,
+) -> Proof:
+    """Prove that two summaries mean the same, or say why not (under `assumptions`)."""
+    canonical = Canonical(table)
+    guards_a, mapping = guards.normalize(table, first.guards, canonical.eliminate)
+    guards_b, _ = guards.normalize(table, second.guards, canonical.eliminate)
     if guards.NEVER in guards_a and guards.NEVER in guards_b:
-        return _Proof(True, "both blocks fail on every entry state")
-    if first.depth_threshold != second.depth_threshold:
-        return _Proof(
+        return Proof(True, "both blocks fail on every entry state")
+    shallow_a = max(first.depth_threshold, assumptions.minimum_depth)
+    shallow_b = max(second.depth_threshold, assumptions.minimum_depth)
+    if shallow_a != shallow_b:
+        return Proof(
             False,
             f"TooShallow below {first.depth_threshold} stack words in A, "
             f"below {second.depth_threshold} in B",
         )
     if first.reads != second.reads:
-        return _Proof(False, f"input tokens read differ: A {first.reads}, B {second.reads}")
+        return Proof(False, f"input tokens read differ: A {first.reads}, B {second.reads}")
     if first.sponge_required != second.sponge_required:
-        return _Proof(False, "only one block needs the sponge initialized on entry")
-    if set(guards_a) != set(guards_b):
-        only_a = [guard for guard in guards_a if guard not in guards_b]
-        only_b = [guard for guard in guards_b if guard not in guards_a]
-        side, guard = ("A", only_a[0]) if only_a else ("B", only_b[0])
-        return _Proof(
-            False,
-            f"failure conditions differ: only {side} requires {_describe_guard(table, guard)}",
-        )
+        return Proof(False, "only one block needs the sponge initialized on entry")
+    always = _extra_guards_hold(table, guards_a, guards_b, generator)
+    if not always.proven:
+        return always
     if first.halted != second.halted:
-        return _Proof(False, "only one block halts")
+        return Proof(False, "only one block halts")
     memo: dict = {}
 
     def rewrite(poly: Poly) -> Poly:
-        return substitute(table, poly, mapping, memo) if mapping else poly
+        poly = canonical(poly)
+        return substitute(table, poly, mapping, memo, canonical.eliminate) if mapping else poly
 
     stack_a, stack_b = first.exit_stack(table, depth), second.exit_stack(table, depth)
     if len(stack_a) != len(stack_b):
-        return _Proof(False, f"exit stack heights differ by {len(stack_a) - len(stack_b)}")
+        return Proof(False, f"exit stack heights differ by {len(stack_a) - len(stack_b)}")
     if len(first.output) != len(second.output):
-        return _Proof(False, "output lengths differ")
+        return Proof(False, "output lengths differ")
     pairs: list[tuple[str, Poly, Poly]] = []
     for index, (left, right) in enumerate(zip(reversed(stack_a), reversed(stack_b))):
-        pairs.append((f"exit st{index}", left, right))
+        if index not in assumptions.dont_care:
+            pairs.append((f"exit st{index}", left, right))
     for index, (left, right) in enumerate(zip(first.output, second.output)):
         pairs.append((f"output word {index}", left, right))
     writes_a = final_writes(table, [(rewrite(a), rewrite(v)) for a, v in first.writes])
     writes_b = final_writes(table, [(rewrite(a), rewrite(v)) for a, v in second.writes])
     if len(writes_a) != len(writes_b):
-        return _Proof(False, "the blocks write different sets of RAM cells")
+        return Proof(False, "the blocks write different sets of RAM cells")
     for index, ((address_a, value_a), (address_b, value_b)) in enumerate(zip(writes_a, writes_b)):
         pairs.append((f"address of RAM write {index}", address_a, address_b))
         pairs.append((f"value of RAM write {index}", value_a, value_b))
     if (first.sponge is None) != (second.sponge is None):
-        return _Proof(False, "only one block changes the sponge")
+        return Proof(False, "only one block changes the sponge")
     if first.sponge is not None:
         for index, (left, right) in enumerate(zip(first.sponge, second.sponge)):
             pairs.append((f"sponge word {index}", left, right))
     permutations_a = Counter(_rewrite_key(table, key, rewrite) for key in first.permutations)
     permutations_b = Counter(_rewrite_key(table, key, rewrite) for key in second.permutations)
     if permutations_a != permutations_b:
-        return _Proof(False, "the Tip5 permutations differ")
-    return _compare_pairs(
+        return Proof(False, "the Tip5 permutations differ")
+    proof = equal_at_random_points(
         table, [(name, rewrite(a), rewrite(b)) for name, a, b in pairs], generator
     )
+    if not proof.proven or always.error_bound == 0:
+        return proof
+    reason = f"{proof.reason}; the guards only one block has hold at random points"
+    return Proof(True, reason, "schwartz-zippel", proof.error_bound + always.error_bound)
+
+
+def _extra_guards_hold(table: TermTable, guards_a, guards_b, generator) -> Proof:
+    """A guard only one block has must hold wherever it is checked (`zero(x*inverse(x) - 1)`)."""
+    bound = 0.0
+    for side, mine, theirs in (("A", guards_a, guards_b), ("B", guards_b, guards_a)):
+        for guard in mine:
+            if guard in theirs:
+                continue
+            held = (
+                guard.kind == "zero"
+                and (
+                    proof := equal_at_random_points(
+                        table, [("guard", guard.polys[0], table.zero)], generator
+                    )
+                ).proven
+            )
+            if not held:
+                return Proof(
+                    False,
+                    f"failure conditions differ: only {side} requires "
+                    f"{_describe_guard(table, guard)}",
+                )
+            bound += proof.error_bound
+    return Proof(True, "", error_bound=bound)
 
 
 def _rewrite_key(table: TermTable, key: tuple, rewrite) -> tuple:
@@ -299,32 +347,3 @@ def final_writes(table: TermTable, writes: list[tuple[Poly, Poly]]) -> list[tupl
                 live[index], live[index + 1] = live[index + 1], live[index]
                 changed = True
     return live
-
-
-def _compare_pairs(table: TermTable, pairs, generator: random.Random) -> _Proof:
-    """Equal by canonical form, or by Schwartz-Zippel for pairs with opaque atoms."""
-    open_pairs = []
-    for name, left, right in pairs:
-        if left is right:
-            continue
-        if not left.opaque and not right.opaque:
-            return _Proof(False, f"{name} differs: A {table.render(left)}, B {table.render(right)}")
-        open_pairs.append((name, left, right))
-    if not open_pairs:
-        return _Proof(True, "equal canonical forms")
-    degree = max(max(left.degree, right.degree) for _, left, right in open_pairs)
-    if degree >= P >> 16:
-        return _Proof(False, f"degree {degree} is too high for Schwartz-Zippel")
-    bits_per_trial = math.log2(P / degree)
-    trials = math.ceil((TARGET_ERROR_EXPONENT + math.log2(len(open_pairs))) / bits_per_trial)
-    if trials > MAXIMUM_TRIALS:
-        return _Proof(False, f"degree {degree} needs too many Schwartz-Zippel trials")
-    polys = [poly for _, left, right in open_pairs for poly in (left, right)]
-    for _ in range(trials):
-        values = evaluate_random(table, polys, generator)
-        for index, (name, _, _) in enumerate(open_pairs):
-            if values[2 * index] != values[2 * index + 1]:
-                return _Proof(False, f"{name} differs at a random point", "schwartz-zippel")
-    bound = len(open_pairs) * (degree / P) ** trials
-    values = f"{len(open_pairs)} value{'s' if len(open_pairs) > 1 else ''}"
-    return _Proof(True, f"{values} equal at {trials} random points", "schwartz-zippel", bound)

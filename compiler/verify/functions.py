@@ -1,5 +1,5 @@
 """The atoms' meaning: one table row per kind of atom, plus `apply`, `substitute`
-and the two evaluators.
+and the evaluators.
 
 Input: a `TermTable` (compiler.verify.terms) and atoms named by kind.  Output:
 
@@ -12,8 +12,8 @@ Input: a `TermTable` (compiler.verify.terms) and atoms named by kind.  Output:
 * `evaluate(table, polys, entry)`: the concrete value of each polynomial for one
   concrete entry state (the semantics of tasm.md §8.2, mirrored from vm.handlers
   and checked against the interpreter by tests/test_verify_symbolic.py);
-* `evaluate_random(table, polys, rng)`: the value at a random point where every
-  free atom is an independent random field element (for Schwartz-Zippel).
+* `evaluate_with(table, polys, atom_value)`: the values of `polys` given a value
+  for each atom (compiler.verify.random_points evaluates at random points).
 
 Every function is total, so that a value exists even where the guard of the
 instruction fails (`quotient(n, 0) = 0`, `log2(0) = 0`, ...); such values are
@@ -22,7 +22,6 @@ never observed, because equivalence compares results only on runs that succeed.
 
 from __future__ import annotations
 
-import random
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
@@ -133,6 +132,9 @@ def _lt_rule(table: TermTable, parameters, arguments):
         return table.sub(table.one, apply(table, "is_zero", (), (right,)))
     if right.constant == 1:  # left < 1 iff left = 0
         return apply(table, "is_zero", (), (left,))
+    remainder = table.atom_of(left)
+    if remainder is not None and remainder.kind == "remainder" and remainder.arguments[1] is right:
+        return table.one  # n mod d < d (the divisor passed its non-zero guard)
     return None
 
 
@@ -318,8 +320,12 @@ def apply(table: TermTable, kind: str, parameters: tuple[int, ...], arguments) -
 
 
 def leaf(table: TermTable, kind: str, *parameters: int) -> Poly:
-    """An entry value: stack word, input token, secret digest word or sponge word."""
-    return table.atom(kind, parameters)
+    """An entry value: stack word, input token, secret digest word or sponge word.
+
+    An entry stack word the comparison assumes to be u32 (`table.u32_entry`) is bounded.
+    """
+    bound = U32_MAX if kind == "stack" and parameters[0] in table.u32_entry else None
+    return table.atom(kind, parameters, bound=bound)
 
 
 def rebuild(table: TermTable, atom: Atom, arguments: tuple[Poly, ...]) -> Poly:
@@ -332,9 +338,17 @@ def rebuild(table: TermTable, atom: Atom, arguments: tuple[Poly, ...]) -> Poly:
 
 
 def substitute(
-    table: TermTable, poly: Poly, mapping: dict[int, Poly], memo: dict | None = None
+    table: TermTable,
+    poly: Poly,
+    mapping: dict[int, Poly],
+    memo: dict | None = None,
+    eliminate: Callable[[Atom], Poly | None] | None = None,
 ) -> Poly:
-    """`poly` with each atom whose serial is in `mapping` replaced, at any depth."""
+    """`poly` with each atom whose serial is in `mapping` replaced, at any depth.
+
+    `eliminate`, if given, is asked about every atom left after its arguments
+    were rewritten, and may replace it (compiler.verify.identities).
+    """
     memo = {} if memo is None else memo
 
     def atom_value(serial: int) -> Poly:
@@ -349,6 +363,9 @@ def substitute(
                 result = table.poly({((serial, 1),): 1})
             else:
                 result = rebuild(table, atom, arguments)
+            rebuilt = table.atom_of(result) if eliminate is not None else None
+            if rebuilt is not None:
+                result = eliminate(rebuilt) or result
         memo[serial] = result
         return result
 
@@ -368,7 +385,9 @@ def substitute(
     return poly_value(poly)
 
 
-def _evaluate_with(table: TermTable, polys, atom_value: Callable[[Atom, Callable], int]):
+def evaluate_with(table: TermTable, polys, atom_value: Callable[[Atom, Callable], int]):
+    """Values of `polys`; `atom_value(atom, arguments)` values an atom (`arguments()` gives
+    its arguments' values)."""
     memo: dict[int, int] = {}
 
     def value_of_atom(serial: int) -> int:
@@ -395,15 +414,4 @@ def evaluate(table: TermTable, polys, entry: EntryValues) -> list[int]:
     def atom_value(atom: Atom, arguments) -> int:
         return FUNCTIONS[atom.kind].evaluate(atom.parameters, arguments(), entry)
 
-    return _evaluate_with(table, polys, atom_value)
-
-
-def evaluate_random(table: TermTable, polys, generator: random.Random) -> list[int]:
-    """Values at a random point: free atoms uniform in F_p, opaque atoms computed."""
-
-    def atom_value(atom: Atom, arguments) -> int:
-        if atom.opaque:
-            return FUNCTIONS[atom.kind].evaluate(atom.parameters, arguments(), None)
-        return generator.randrange(P)
-
-    return _evaluate_with(table, polys, atom_value)
+    return evaluate_with(table, polys, atom_value)

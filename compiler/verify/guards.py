@@ -150,7 +150,7 @@ CONSTRUCTORS = {
 }
 
 
-def normalize(table: TermTable, guards: dict) -> tuple[dict, dict[int, Poly]]:
+def normalize(table: TermTable, guards: dict, eliminate=None) -> tuple[dict, dict[int, Poly]]:
     """The guards rewritten by the identities earlier guards establish, and those identities.
 
     `guards` maps each guard to its error kind, in the order the block checks
@@ -159,17 +159,23 @@ def normalize(table: TermTable, guards: dict) -> tuple[dict, dict[int, Poly]]:
     adds its own.  The block fails exactly where the rewritten guards say: at
     the first guard that fails, every earlier guard holds, so every rewrite used
     on it is an identity there.  The returned rewrites hold on every run that
-    does not fail; equivalence applies them to the results.
+    does not fail; equivalence applies them to the results.  `eliminate` (an
+    atom -> Poly | None, compiler.verify.identities) rewrites the atoms that
+    identities define, before and after each guard's rewrites.
     """
     mapping: dict[int, Poly] = {}
     result: dict = {}
+    canonical: dict = {}  # the memo of the rewrites by identities alone
     for guard, kind in guards.items():
         rewritten: tuple[Guard, ...] = (guard,)
+        polys = guard.polys
+        if eliminate is not None:
+            polys = tuple(substitute(table, poly, {}, canonical, eliminate) for poly in polys)
         if mapping:
             memo: dict = {}
-            polys = tuple(substitute(table, poly, mapping, memo) for poly in guard.polys)
-            if any(new is not old for new, old in zip(polys, guard.polys)):
-                rewritten = CONSTRUCTORS[guard.kind](table, polys)
+            polys = tuple(substitute(table, poly, mapping, memo, eliminate) for poly in polys)
+        if any(new is not old for new, old in zip(polys, guard.polys)):
+            rewritten = CONSTRUCTORS[guard.kind](table, polys)
         for new in rewritten:
             result.setdefault(new, kind)
             _add_rewrites(table, new, mapping)

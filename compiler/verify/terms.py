@@ -86,7 +86,8 @@ class Poly:
 class TermTable:
     """Interns atoms and polynomials; every `Poly` of a comparison comes from one table."""
 
-    def __init__(self):
+    def __init__(self, u32_entry: frozenset[int] = frozenset()):
+        self.u32_entry = u32_entry  # entry stack slots assumed below 2^32 (their atoms' bound)
         self.atoms: list[Atom] = []
         self._atom_index: dict[tuple, Atom] = {}
         self._polys: dict[frozenset, Poly] = {}

@@ -166,8 +166,13 @@ def run_lanes(program, lanes: Lanes) -> LaneOutcomes:
     )
 
 
-def differing_lanes(first: LaneOutcomes, second: LaneOutcomes, lanes: Lanes) -> np.ndarray:
-    """Lanes on which the two blocks are observably different."""
+def differing_lanes(
+    first: LaneOutcomes, second: LaneOutcomes, lanes: Lanes, ignore: frozenset[int] = frozenset()
+) -> np.ndarray:
+    """Lanes on which the two blocks are observably different.
+
+    `ignore` holds exit stack slots (0 = exit st0) whose values do not matter.
+    """
     differ = first.failed != second.failed
     both = ~first.failed & ~second.failed
     static = (
@@ -179,7 +184,10 @@ def differing_lanes(first: LaneOutcomes, second: LaneOutcomes, lanes: Lanes) -> 
     )
     if static:
         return differ | both
-    for left, right in zip(first.stack + first.output, second.stack + second.output):
+    height = len(first.stack)
+    kept = [index for index in range(height) if height - 1 - index not in ignore]
+    compared = [(first.stack[index], second.stack[index]) for index in kept]
+    for left, right in compared + list(zip(first.output, second.output)):
         if left is not right:
             differ |= both & (left != right)
     for address, _ in first.writes + second.writes:
