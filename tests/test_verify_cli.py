@@ -9,6 +9,7 @@ import pytest
 from tri.cli import main
 
 STRAIGHT = "tri equiv compares straight-line blocks"
+SELECTS = " (a skiz only before swap, pick, place or nop)"
 UNKNOWN_PAIR = (  # both almost always fail, on different conditions no input can separate
     "hash dup 2 split pop 1 push 0 eq assert",
     "hash dup 3 split pop 1 push 0 eq assert",
@@ -88,7 +89,7 @@ def test_head_isa(capsys, tmp_path):
     "text, message",
     [
         ("push 1 call f f: return", "{path}:1:8: error: 'call f' is control flow; " + STRAIGHT),
-        ("skiz push 1", "{path}:1:1: error: 'skiz' is control flow; " + STRAIGHT),
+        ("skiz push 1", "{path}:1:1: error: 'skiz' is control flow; " + STRAIGHT + SELECTS),
         ("push 1\n  recurse", "{path}:2:3: error: 'recurse' is control flow; " + STRAIGHT),
         ("pusj 1", "{path}:1:1: error[A0001]: unknown instruction 'pusj'"),
     ],

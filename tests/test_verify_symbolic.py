@@ -153,6 +153,9 @@ def test_every_instruction_agrees_with_the_interpreter(isa):
         "push 0 push 1 push 2 push 3 push 4 push 5 merkle_step merkle_step",
         "dup 0 split pop 1 push 0 eq assert dup 0 addi 1 dup 1 lt assert",
         "pop 5 pop 5 pop 5 pop 5 dup 15 halt push 7",
+        "dup 1 dup 1 lt skiz swap 1 pop 1",  # a select: skiz guarding a stack move
+        "dup 0 skiz pick 3 skiz place 2 push 0 skiz swap 4 dup 5 skiz nop",
+        "push 0 eq skiz swap 15 dup 0 eq skiz pick 15",
     ],
 )
 def test_targeted_blocks_agree(text):
@@ -167,7 +170,10 @@ def test_every_instruction_has_a_symbolic_and_a_vectorized_handler():
     assert set(vectorized.HANDLERS) == set(symbolic.HANDLERS)
 
 
-@pytest.mark.parametrize("text", ["skiz", "call f f: return", "recurse", "recurse_or_return"])
+@pytest.mark.parametrize(
+    "text",
+    ["skiz", "call f f: return", "recurse", "recurse_or_return", "skiz push 1", "skiz skiz nop"],
+)
 def test_control_flow_is_refused(text):
     with pytest.raises(BlockError, match="control flow"):
         execute(parse(text), TermTable())

@@ -82,6 +82,8 @@ def test_targeted_blocks():
         "dup 0 write_mem 1 dup 1 read_mem 1 pop 1 push 0 add",
         "push 0 push 1 push 2 push 3 push 4 push 5 merkle_step merkle_step",
         "pop 5 pop 5 pop 5 dup 15 halt push 7",
+        "dup 1 dup 1 lt skiz swap 1 pop 1",  # a select: skiz guarding a stack move
+        "dup 0 skiz pick 3 skiz place 2 push 0 skiz swap 4 skiz nop",
     ):
         assert sum(assert_lanes_agree(parse(text).ops, seed) for seed in range(3)) > 0
 

@@ -179,6 +179,37 @@ def check_equivalent(
     )
 
 
+def prove_equivalent(
+    block_a,
+    block_b,
+    *,
+    assumptions: Assumptions = NOTHING,
+    table: TermTable | None = None,
+    isa: str = "rel",
+    seed: int = 0,
+) -> Verdict:
+    """The symbolic comparison alone: `equivalent` (proven) or `unknown`, never `different`.
+
+    For blocks that cannot run: their `push`/`addi` arguments may be symbolic
+    parameters of `table` (compiler.verify.functions.parameter), so that one
+    proof covers every value (compiler.optimize.proofs proves the peephole
+    rules this way).
+    """
+    program_a, program_b = _program(block_a, isa), _program(block_b, isa)
+    if table is None:
+        table = TermTable(assumptions.u32_entry)
+    elif table.u32_entry != assumptions.u32_entry:
+        raise ValueError("the table's u32 entry slots differ from the assumptions'")
+    summary_a, summary_b = execute(program_a, table), execute(program_b, table)
+    depth = max(summary_a.entry_depth, summary_b.entry_depth)
+    kinds = (failure_kinds(summary_a, assumptions), failure_kinds(summary_b, assumptions))
+    proof = compare(table, summary_a, summary_b, depth, random.Random(seed), assumptions)
+    status = "equivalent" if proof.proven else "unknown"
+    reason = proof.reason if proof.proven else f"not proven: {proof.reason}"
+    method = proof.method if proof.proven else "none"
+    return Verdict(status, reason, method, proof.error_bound, None, depth, kinds)
+
+
 def search(
     program_a: Program,
     program_b: Program,
@@ -251,7 +282,7 @@ def compare(
         return Proof(False, f"input tokens read differ: A {first.reads}, B {second.reads}")
     if first.sponge_required != second.sponge_required:
         return Proof(False, "only one block needs the sponge initialized on entry")
-    always = _extra_guards_hold(table, guards_a, guards_b, generator)
+    always = _extra_guards_hold(table, guards_a, guards_b, canonical, generator)
     if not always.proven:
         return always
     if first.halted != second.halted:
@@ -289,31 +320,31 @@ def compare(
     permutations_b = Counter(_rewrite_key(table, key, rewrite) for key in second.permutations)
     if permutations_a != permutations_b:
         return Proof(False, "the Tip5 permutations differ")
-    proof = equal_at_random_points(
-        table, [(name, rewrite(a), rewrite(b)) for name, a, b in pairs], generator
-    )
+    rewritten = [(name, rewrite(a), rewrite(b)) for name, a, b in pairs]
+    unequal = [pair for pair in rewritten if not canonical.difference_vanishes(pair[1], pair[2])]
+    proof = equal_at_random_points(table, unequal, generator)
     if not proof.proven or always.error_bound == 0:
         return proof
     reason = f"{proof.reason}; the guards only one block has hold at random points"
     return Proof(True, reason, "schwartz-zippel", proof.error_bound + always.error_bound)
 
 
-def _extra_guards_hold(table: TermTable, guards_a, guards_b, generator) -> Proof:
+def _extra_guards_hold(
+    table: TermTable, guards_a, guards_b, canonical: Canonical, generator
+) -> Proof:
     """A guard only one block has must hold wherever it is checked (`zero(x*inverse(x) - 1)`)."""
     bound = 0.0
     for side, mine, theirs in (("A", guards_a, guards_b), ("B", guards_b, guards_a)):
         for guard in mine:
             if guard in theirs:
                 continue
-            held = (
-                guard.kind == "zero"
-                and (
-                    proof := equal_at_random_points(
-                        table, [("guard", guard.polys[0], table.zero)], generator
-                    )
-                ).proven
-            )
-            if not held:
+            proof = Proof(False, "")
+            if guard.kind == "zero":
+                value = guard.polys[0]
+                if canonical.difference_vanishes(value, table.zero):
+                    continue
+                proof = equal_at_random_points(table, [("guard", value, table.zero)], generator)
+            if not proof.proven:
                 return Proof(
                     False,
                     f"failure conditions differ: only {side} requires "

@@ -83,6 +83,10 @@ def _leaf(name: str):
     return value
 
 
+def _no_value(parameters, values, entry) -> int:
+    raise TypeError("a symbolic rule parameter has no concrete value; prove, do not run")
+
+
 @dataclass(frozen=True)
 class Function:
     """One kind of atom: its concrete semantics and the facts the simplifier may use.
@@ -227,6 +231,7 @@ FUNCTIONS: dict[str, Function] = {
     "secret": Function(_leaf("secret"), leaf=True),
     "digest": Function(_leaf("digest"), leaf=True),
     "sponge": Function(_leaf("sponge"), leaf=True),
+    "parameter": Function(_no_value, leaf=True),  # a symbolic push/addi argument
     # RAM: a word of the initial memory, and a read that aliasing left unresolved
     "memory": Function(lambda parameters, values, entry: entry.memory(values[0])),
     "select": Function(_select),
@@ -317,6 +322,11 @@ def apply(table: TermTable, kind: str, parameters: tuple[int, ...], arguments) -
     if function.commutative:
         arguments = tuple(sorted(arguments, key=lambda argument: argument.serial))
     return table.atom(kind, parameters, arguments, bound=function.bound, boolean=function.boolean)
+
+
+def parameter(table: TermTable, index: int, bound: int | None = None) -> Poly:
+    """A symbolic push/addi argument: one proof then covers every value (up to `bound`)."""
+    return table.atom("parameter", (index,), bound=bound)
 
 
 def leaf(table: TermTable, kind: str, *parameters: int) -> Poly:

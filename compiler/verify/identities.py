@@ -18,16 +18,22 @@ and those guards are exactly the identity's premises.  So two blocks whose
 rewritten results are equal are equal on every run that does not fail.
 
 `x * inverse(x) = 1` is not linear in one atom; the comparison proves it by
-evaluating `inverse` at random points (`rational_inverses`), see
-compiler.verify.equivalence.
+evaluating `inverse` at random points (compiler.verify.random_points).
+
+`Canonical.difference_vanishes(a, b)` also uses `is_zero(m) * m = 0`, true
+everywhere: a - b is reduced by subtracting multiples of these products (each
+step replaces `is_zero(m)` times the leading monomial of m by the rest of m);
+if it reaches 0, a - b lies in the ideal they generate, so a = b.
 """
 
 from __future__ import annotations
 
 from compiler.verify.functions import apply, substitute
 from compiler.verify.terms import Atom, Poly, TermTable
+from vm.field import P
 
 TWO_TO_32 = 1 << 32
+REDUCTION_STEPS = 64  # a bound on the reduction by is_zero(m) * m = 0
 
 
 def eliminate(table: TermTable, atom: Atom) -> Poly | None:
@@ -67,3 +73,46 @@ class Canonical:
 
     def eliminate(self, atom: Atom) -> Poly | None:
         return eliminate(self.table, atom)
+
+    def difference_vanishes(self, left: Poly, right: Poly) -> bool:
+        """Whether left - right reduces to 0 modulo the products is_zero(m) * m."""
+        table = self.table
+        difference = table.sub(left, right)
+        for _ in range(REDUCTION_STEPS):
+            if difference is table.zero:
+                return True
+            step = self._zero_product_step(difference)
+            if step is None:
+                return False
+            difference = table.sub(difference, step)
+        return difference is table.zero
+
+    def _zero_product_step(self, poly: Poly) -> Poly | None:
+        """A multiple c * q * is_zero(m) * m that cancels one term of `poly`, or None."""
+        table = self.table
+        for monomial, coefficient in poly.terms.items():
+            for serial, _ in monomial:
+                atom = table.atoms[serial]
+                if atom.kind != "is_zero":
+                    continue
+                (argument,) = atom.arguments
+                leading = max(argument.terms)
+                quotient = _divide(monomial, serial, leading)
+                if quotient is None:
+                    continue
+                factor = table.poly({quotient: coefficient * pow(argument.terms[leading], -1, P)})
+                zero_product = table.mul(table.poly({((serial, 1),): 1}), argument)
+                return table.mul(factor, zero_product)
+        return None
+
+
+def _divide(monomial, serial: int, leading):
+    """monomial / (atom `serial` * leading), or None if it does not divide."""
+    if not leading:
+        return None
+    powers = dict(monomial)
+    for divisor_serial, exponent in ((serial, 1), *leading):
+        if powers.get(divisor_serial, 0) < exponent:
+            return None
+        powers[divisor_serial] -= exponent
+    return tuple(sorted((s, e) for s, e in powers.items() if e))

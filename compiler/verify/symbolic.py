@@ -36,14 +36,20 @@ from vm.tasm import Op, Program
 CONTROL_FLOW = frozenset({"skiz", "call", "return", "recurse", "recurse_or_return"})
 
 
+# A `skiz` is taken in a block only before one of these: they keep the stack height and
+# have no effect or failure, so the block's result is a select between two stacks.
+SELECTABLE = frozenset({"swap", "pick", "place", "nop"})
+
+
 class BlockError(ValueError):
     """A block the checker does not take: it contains control flow."""
 
     def __init__(self, op: Op, index: int):
         where = f"line {op.line}" if op.line else f"instruction {index}"
-        super().__init__(
-            f"'{op.text}' at {where} is control flow; only straight-line blocks can be compared"
-        )
+        problem = f"'{op.text}' is control flow; only straight-line blocks can be compared"
+        if op.instruction.name == "skiz":
+            problem += " (a skiz only before swap, pick, place or nop)"
+        super().__init__(f"{problem} (at {where})")
         self.op = op
         self.index = index
 
@@ -172,17 +178,38 @@ class State:
             self.sponge = tuple(leaf(self.table, "sponge", k) for k in range(16))
         return self.sponge
 
-    def constant(self, value: int) -> Poly:
-        return self.table.constant(value)
+    def constant(self, value: int | Poly) -> Poly:
+        """A push or addi argument: a field element, or a symbolic rule parameter."""
+        return value if isinstance(value, Poly) else self.table.constant(value)
 
 
 def block_ops(block) -> tuple[Op, ...]:
-    """The ops of a `Program` or a sequence of `Op`s; BlockError for control flow."""
+    """The ops of a `Program` or a sequence of `Op`s; BlockError for control flow
+    (a `skiz` is allowed before a stack move of `SELECTABLE`)."""
     ops = tuple(block.ops if isinstance(block, Program) else block)
     for index, op in enumerate(ops):
-        if op.instruction.name in CONTROL_FLOW:
+        if op.instruction.name not in CONTROL_FLOW:
+            continue
+        guarded = ops[index + 1] if index + 1 < len(ops) else None
+        if op.instruction.name != "skiz" or guarded is None:
+            raise BlockError(op, index)
+        if guarded.instruction.name not in SELECTABLE:
             raise BlockError(op, index)
     return ops
+
+
+def _select(state: State, condition: Poly, op: Op) -> None:
+    """`skiz` then `op`: each stack word is the moved one where the condition is non-zero."""
+    table = state.table
+    state.ensure(op.argument + 1 if op.argument is not None else 0)
+    skipped = list(state.stack)
+    HANDLERS[op.instruction.name](state, op.argument)
+    taken = table.sub(table.one, apply(table, "is_zero", (), (condition,)))
+    otherwise = table.sub(table.one, taken)
+    state.stack = [
+        moved if moved is kept else table.add(table.mul(taken, moved), table.mul(otherwise, kept))
+        for moved, kept in zip(state.stack, skipped)
+    ]
 
 
 def execute(block, table: TermTable) -> Summary:
@@ -191,14 +218,21 @@ def execute(block, table: TermTable) -> Summary:
     height = 0  # stack length relative to the entry length
     lowest = 0  # the lowest relative length any step needs
     constants: set[int] = set()
+    condition: Poly | None = None  # popped by a `skiz`: the next op is a select
     for op in block_ops(block):
         instruction, argument = op.instruction, op.argument
-        if instruction.arg is Arg.FIELD:
+        if instruction.arg is Arg.FIELD and isinstance(argument, int):
             constants.add(argument)
         delta = instruction.stack_delta(argument)
         lowest = min(lowest, height + delta)
         before = len(state.stack) - state.materialized
-        HANDLERS[instruction.name](state, argument)
+        if instruction.name == "skiz":
+            condition = state.pop()
+        elif condition is not None:
+            _select(state, condition, op)
+            condition = None
+        else:
+            HANDLERS[instruction.name](state, argument)
         height += delta
         if len(state.stack) - state.materialized != before + delta:
             raise AssertionError(f"symbolic '{op.text}' changed the stack by the wrong amount")

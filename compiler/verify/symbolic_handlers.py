@@ -111,7 +111,7 @@ def _add(state: State, argument):
 
 
 def _addi(state: State, argument):
-    state.put(0, state.table.add_constant(state.peek(0), argument))
+    state.put(0, state.table.add(state.peek(0), state.constant(argument)))
 
 
 def _mul(state: State, argument):

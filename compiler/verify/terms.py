@@ -339,4 +339,5 @@ LEAF_NAMES = {
     "secret": "secret",
     "digest": "digest",
     "sponge": "sponge",
+    "parameter": "a",
 }

@@ -139,13 +139,24 @@ def run_lanes(program, lanes: Lanes) -> LaneOutcomes:
     """Run a straight-line block on every lane of `lanes`."""
     run = Run(lanes)
     height = lowest = 0
+    condition = None  # popped by a `skiz`: the next op moves words only where it is non-zero
     for op in program.ops:
         delta = op.instruction.stack_delta(op.argument)
         if height + delta < lowest:  # a new depth: the lanes too shallow for it fail here
             lowest = height + delta
             run.fail(lanes.length + lowest < MINIMUM_STACK, "TooShallow")
         try:
-            HANDLERS[op.instruction.name](run, op.argument)
+            if op.instruction.name == "skiz":
+                condition = run.pop()
+            elif condition is not None:
+                skipped = list(run.stack)
+                HANDLERS[op.instruction.name](run, op.argument)
+                taken = condition != 0
+                pairs = zip(run.stack, skipped)
+                run.stack = [np.where(taken, moved, kept) for moved, kept in pairs]
+                condition = None
+            else:
+                HANDLERS[op.instruction.name](run, op.argument)
         except IndexError:
             raise ValueError(f"the lanes hold too few stack words for '{op.text}'") from None
         height += delta

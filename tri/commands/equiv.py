@@ -54,10 +54,10 @@ def _load_block(path: str, isa: str):
         block_ops(program)
     except BlockError as error:
         op = error.op
-        raise UsageError(
-            f"{path}:{op.line}:{op.column}: error: '{op.text}' is control flow; "
-            "tri equiv compares straight-line blocks"
-        ) from None
+        problem = f"'{op.text}' is control flow; tri equiv compares straight-line blocks"
+        if op.instruction.name == "skiz":
+            problem += " (a skiz only before swap, pick, place or nop)"
+        raise UsageError(f"{path}:{op.line}:{op.column}: error: {problem}") from None
     return program
 
 
