@@ -105,8 +105,13 @@ def initial_machine(
     )
 
 
-def _step_functions(machine: Machine) -> list:
-    """One step function per word address; addresses without an instruction overflow."""
+def step_functions(machine: Machine) -> list:
+    """One step function per word address; addresses without an instruction overflow.
+
+    The functions hold the machine's containers (stack, RAM, streams, ...): a
+    caller that runs one program many times may refill those in place and pass
+    the same functions to `run_machine` again (compiler.verify.concrete does).
+    """
     program = machine.program
     length = program.length
 
@@ -146,10 +151,10 @@ def execute(
     return run_machine(machine, max_steps)
 
 
-def run_machine(machine: Machine, max_steps: int = DEFAULT_MAX_STEPS) -> Run:
-    """Run a prepared machine from ip 0; see `execute`."""
+def run_machine(machine: Machine, max_steps: int = DEFAULT_MAX_STEPS, steps=None) -> Run:
+    """Run a prepared machine from ip 0; see `execute` (and `step_functions`)."""
     program = machine.program
-    steps = _step_functions(machine)
+    steps = step_functions(machine) if steps is None else steps
     visits = [0] * (program.length + 1)
     ip = 0
     error = None

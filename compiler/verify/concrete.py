@@ -27,7 +27,7 @@ import numpy as np
 from compiler.verify.assumptions import MINIMUM_STACK
 from compiler.verify.functions import EntryValues
 from vm.field import P
-from vm.interp import initial_machine, run_machine
+from vm.interp import initial_machine, run_machine, step_functions
 from vm.isa import Arg
 from vm.tables import HASH_ROWS_PER_PERMUTATION
 from vm.tasm import Program
@@ -143,26 +143,47 @@ class Lanes:
     memory_offset: np.ndarray  # (count,) uint64
 
     def entry(self, lane: int) -> Entry:
-        length = int(self.length[lane])
-        words = [int(value) for value in self.stack[:, lane]]
-        stack = words[:length] + [0] * max(0, length - len(words))
-        public = self.streams["public"][: self.available["public"][lane], lane]
-        secret = self.streams["secret"][: self.available["secret"][lane], lane]
-        digests = self.streams["digest"][: self.available["digest"][lane], :, lane]
-        return Entry(
-            stack=tuple(stack),
-            public=tuple(int(value) for value in public),
-            secret=tuple(int(value) for value in secret),
-            digests=tuple(tuple(int(value) for value in digest) for digest in digests),
-            sponge=(
-                tuple(int(value) for value in self.sponge[:, lane])
-                if self.sponge_initialized[lane]
-                else None
-            ),
-            memory_mode=int(self.memory_mode[lane]),
-            memory_multiplier=int(self.memory_multiplier[lane]),
-            memory_offset=int(self.memory_offset[lane]),
-        )
+        return self.entries(lane, lane + 1)[0]
+
+    def entries(self, start: int = 0, stop: int | None = None) -> list[Entry]:
+        """The entry states of lanes start..stop-1 (all by default)."""
+        lanes = range(start, self.count if stop is None else stop)
+        window = slice(lanes.start, lanes.stop)
+        columns = self.stack[:, window].T.tolist()
+        public = self.streams["public"][:, window].T.tolist()
+        secret = self.streams["secret"][:, window].T.tolist()
+        digests = self.streams["digest"][:, :, window].transpose(2, 0, 1).tolist()
+        sponge = self.sponge[:, window].T.tolist()
+        scalars = [
+            array[window].tolist()
+            for array in (
+                self.length,
+                self.available["public"],
+                self.available["secret"],
+                self.available["digest"],
+                self.sponge_initialized,
+                self.memory_mode,
+                self.memory_multiplier,
+                self.memory_offset,
+            )
+        ]
+        result = []
+        for offset, values in enumerate(zip(*scalars)):
+            length, publics, secrets, digest_count, initialized, mode, multiplier, shift = values
+            words = columns[offset]
+            result.append(
+                Entry(
+                    stack=tuple(words[:length] + [0] * max(0, length - len(words))),
+                    public=tuple(public[offset][:publics]),
+                    secret=tuple(secret[offset][:secrets]),
+                    digests=tuple(tuple(digest) for digest in digests[offset][:digest_count]),
+                    sponge=tuple(sponge[offset]) if initialized else None,
+                    memory_mode=mode,
+                    memory_multiplier=multiplier,
+                    memory_offset=shift,
+                )
+            )
+        return result
 
 
 def _value_pool(constants) -> np.ndarray:
@@ -256,8 +277,12 @@ def sample_lanes(generator: np.random.Generator, count: int, shape: Shape) -> La
 class _Memory(dict):
     """RAM for the interpreter: written cells in the dict, the rest from the entry's model."""
 
-    def __init__(self, entry: Entry):
+    def __init__(self, entry: Entry | None):
         super().__init__()
+        self.reset(entry)
+
+    def reset(self, entry: Entry | None) -> None:
+        self.clear()
         self.entry = entry
         self.initial_reads: dict[int, int] = {}
 
@@ -300,40 +325,73 @@ class Outcome:
         }
 
 
+class BlockRunner:
+    """Runs one block on the interpreter from many entry states.
+
+    One machine and its step functions (vm.interp.step_functions) are built
+    once; before each run its containers are refilled in place.
+    """
+
+    def __init__(self, program: Program):
+        self.program = program
+        self.memory = _Memory(None)
+        self.machine = initial_machine(program)
+        self.machine.ram = self.memory
+        self.steps = step_functions(self.machine)
+        self.hashes = [
+            (address, op.instruction.hash_rows // HASH_ROWS_PER_PERMUTATION)
+            for op, address in zip(program.ops, program.addresses)
+            if op.instruction.hash_rows >= HASH_ROWS_PER_PERMUTATION
+        ]
+
+    def run(self, entry: Entry) -> Outcome:
+        machine, program = self.machine, self.program
+        machine.stack[:] = reversed(entry.stack)
+        for queue, words in (
+            (machine.public_input, entry.public),
+            (machine.secret_input, entry.secret),
+            (machine.secret_digests, entry.digests),
+        ):
+            queue.clear()
+            queue.extend(words)
+        for container in (
+            machine.output,
+            machine.jump_stack,
+            machine.u32_entries,
+            machine.permutation_inputs,
+        ):
+            container.clear()
+        machine.sponge = entry.sponge
+        self.memory.reset(entry)
+        run = run_machine(machine, len(program.ops) + 1, self.steps)
+        error = run.error
+        completed = error is not None and (
+            error.kind == "InstructionPointerOverflow" and error.ip == program.length
+        )
+        failure = None if error is None or completed else error.kind
+        consumed = (
+            len(entry.public) - len(machine.public_input),
+            len(entry.secret) - len(machine.secret_input),
+            len(entry.digests) - len(machine.secret_digests),
+        )
+        return Outcome(
+            failure=failure,
+            message="" if failure is None else str(error),
+            halted=error is None,
+            stack=tuple(reversed(machine.stack)),
+            output=tuple(run.output),
+            written=dict(self.memory),
+            initial_reads=dict(self.memory.initial_reads),
+            consumed=consumed,
+            sponge=machine.sponge,
+            permutation_count=sum(run.visits[address] * count for address, count in self.hashes),
+            permutation_inputs=frozenset(run.permutation_inputs),
+        )
+
+
 def run_block(program: Program, entry: Entry) -> Outcome:
     """Run a straight-line block on the interpreter from `entry`."""
-    machine = initial_machine(program, entry.public, entry.secret, entry.digests)
-    machine.stack = list(reversed(entry.stack))
-    machine.ram = _Memory(entry)
-    machine.sponge = entry.sponge
-    run = run_machine(machine, max_steps=len(program.ops) + 1)
-    error = run.error
-    completed = error is not None and (
-        error.kind == "InstructionPointerOverflow" and error.ip == program.length
-    )
-    failure = None if error is None or completed else error.kind
-    permutations = sum(
-        run.visits[address] * (op.instruction.hash_rows // HASH_ROWS_PER_PERMUTATION)
-        for op, address in zip(program.ops, program.addresses)
-    )
-    consumed = (
-        len(entry.public) - len(machine.public_input),
-        len(entry.secret) - len(machine.secret_input),
-        len(entry.digests) - len(machine.secret_digests),
-    )
-    return Outcome(
-        failure=failure,
-        message="" if failure is None else str(error),
-        halted=error is None,
-        stack=tuple(reversed(machine.stack)),
-        output=tuple(run.output),
-        written=dict(machine.ram),
-        initial_reads=dict(machine.ram.initial_reads),
-        consumed=consumed,
-        sponge=machine.sponge,
-        permutation_count=permutations,
-        permutation_inputs=frozenset(run.permutation_inputs),
-    )
+    return BlockRunner(program).run(entry)
 
 
 def difference(

@@ -126,11 +126,14 @@ class Steering:
             if table.sub(first, second).constant is None
         ]
 
-    def __call__(self, lanes: Lanes, generator: np.random.Generator) -> None:
+    def __call__(
+        self, lanes: Lanes, generator: np.random.Generator, share: int = STEERED_SHARE
+    ) -> None:
+        """Steer one lane in `share`."""
         if not (self.guards[0] or self.guards[1] or self.aliasing):
             return
-        for lane in range(STEERED_SHARE - 1, lanes.count, STEERED_SHARE):
-            side = (lane // STEERED_SHARE) % 2
+        for lane in range(share - 1, lanes.count, share):
+            side = (lane // share) % 2
             chosen = generator.random(len(self.aliasing)) < 0.5
             equations = self.guards[side] + self.guards[1 - side]
             equations += [poly for poly, keep in zip(self.aliasing, chosen) if keep]
