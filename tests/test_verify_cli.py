@@ -56,6 +56,33 @@ def test_a_failure_one_side_lacks(capsys, tmp_path):
     assert "A: fails: AssertionFailed" in out
 
 
+@pytest.mark.parametrize(
+    ("first", "second", "options"),
+    [
+        ("split pop 1", "push 0 swap 1 pop 1", ["--u32", "0"]),  # the high word of a u32 is 0
+        ("pop 1 push 5", "push 5 swap 1 pop 1", ["--min-depth", "17"]),  # a word below to pop
+        ("dup 0 push 1 add", "dup 0 push 2 add", ["--dont-care", "0"]),  # st0 is garbage
+    ],
+)
+def test_assumptions_make_blocks_equal(capsys, tmp_path, first, second, options):
+    paths = write(tmp_path, "a.tasm", first), write(tmp_path, "b.tasm", second)
+    code, out, _ = tri(capsys, "equiv", *paths)
+    assert code == 1 and out.startswith("different: ")
+    code, out, _ = tri(capsys, "equiv", *paths, *options)
+    assert code == 0 and out.startswith("equivalent ("), out
+    code, out, _ = tri(capsys, "equiv", *paths, *options, "--json")
+    report = json.loads(out)
+    assert report["status"] == "equivalent" and report["assumptions"]["minimum_depth"] >= 16
+
+
+@pytest.mark.parametrize("options", [["--u32", "16"], ["--dont-care", "x"], ["--min-depth", "3"]])
+def test_bad_assumptions_are_usage_errors(capsys, tmp_path, options):
+    paths = write(tmp_path, "a.tasm", "nop"), write(tmp_path, "b.tasm", "nop")
+    with pytest.raises(SystemExit) as exit_info:
+        tri(capsys, "equiv", *paths, *options)
+    assert exit_info.value.code == 2
+
+
 def test_unknown_is_not_equivalent(capsys, tmp_path):
     first = write(tmp_path, "a.tasm", UNKNOWN_PAIR[0])
     second = write(tmp_path, "b.tasm", UNKNOWN_PAIR[1])

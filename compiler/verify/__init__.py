@@ -15,8 +15,16 @@ states, interpreter runs, counterexamples), `vectorized` and
 and benchmarks).
 """
 
+from compiler.verify.assumptions import Assumptions
 from compiler.verify.concrete import Counterexample
-from compiler.verify.equivalence import Verdict, check_equivalent
+from compiler.verify.equivalence import Verdict, check_equivalent, prove_equivalent
 from compiler.verify.symbolic import BlockError
 
-__all__ = ["BlockError", "Counterexample", "Verdict", "check_equivalent"]
+__all__ = [
+    "Assumptions",
+    "BlockError",
+    "Counterexample",
+    "Verdict",
+    "check_equivalent",
+    "prove_equivalent",
+]

@@ -26,6 +26,24 @@ def non_negative(text: str) -> int:
     return value
 
 
+def stack_depth(text: str) -> int:
+    value = non_negative(text)
+    if value < 16:
+        raise argparse.ArgumentTypeError("the op stack never holds fewer than 16 words")
+    return value
+
+
+def slots(text: str) -> frozenset[int]:
+    """Stack slots as `0,2,5`: each 0..15."""
+    try:
+        values = frozenset(int(part) for part in text.split(",") if part.strip())
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text}' is not a list of stack slots") from None
+    if any(not 0 <= value <= 15 for value in values):
+        raise argparse.ArgumentTypeError("stack slots are 0 (st0) to 15")
+    return values
+
+
 def register(commands) -> None:
     parser = commands.add_parser(
         "equiv", help="check that two straight-line TASM blocks mean the same, failures included"
@@ -38,6 +56,27 @@ def register(commands) -> None:
         default=0,
         metavar="K",
         help="compare at least K entry stack words (default: as deep as either block reaches)",
+    )
+    parser.add_argument(
+        "--min-depth",
+        type=stack_depth,
+        default=16,
+        metavar="N",
+        help="assume the entry stack holds at least N words (default 16, the VM's minimum)",
+    )
+    parser.add_argument(
+        "--u32",
+        type=slots,
+        default=frozenset(),
+        metavar="SLOTS",
+        help="assume these entry slots hold u32 values (0 = st0; e.g. 0,2)",
+    )
+    parser.add_argument(
+        "--dont-care",
+        type=slots,
+        default=frozenset(),
+        metavar="SLOTS",
+        help="exit slots whose values do not matter (0 = st0 after the block; e.g. 1,3)",
     )
     parser.add_argument("--isa", choices=ISAS, default="rel", help="instruction set (default: rel)")
     parser.add_argument("--seed", type=non_negative, default=0, help="seed of the random inputs")
@@ -68,16 +107,23 @@ def _bound_text(bound: float) -> str:
 
 
 def command_equiv(arguments) -> int:
-    from compiler.verify import check_equivalent
+    from compiler.verify import Assumptions, check_equivalent
 
     first = _load_block(arguments.first, arguments.isa)
     second = _load_block(arguments.second, arguments.isa)
+    assumptions = Assumptions(arguments.min_depth, arguments.u32, arguments.dont_care)
     verdict = check_equivalent(
-        first, second, inputs=arguments.inputs, isa=arguments.isa, seed=arguments.seed
+        first,
+        second,
+        assumptions=assumptions,
+        inputs=arguments.inputs,
+        isa=arguments.isa,
+        seed=arguments.seed,
     )
     if arguments.json:
         report = verdict.as_json()
         report["files"] = {"a": arguments.first, "b": arguments.second}
+        report["assumptions"] = assumptions.as_json()
         print(json.dumps(report))
     elif verdict.status == "equivalent":
         detail = verdict.reason
