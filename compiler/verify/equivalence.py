@@ -266,8 +266,8 @@ def compare(
 ) -> Proof:
     """Prove that two summaries mean the same, or say why not (under `assumptions`)."""
     canonical = Canonical(table)
-    guards_a, mapping = guards.normalize(table, first.guards, canonical.eliminate)
-    guards_b, _ = guards.normalize(table, second.guards, canonical.eliminate)
+    guards_a, mapping = guards.normalize(table, first.guards, canonical.eliminator)
+    guards_b, _ = guards.normalize(table, second.guards, canonical.eliminator)
     if guards.NEVER in guards_a and guards.NEVER in guards_b:
         return Proof(True, "both blocks fail on every entry state")
     shallow_a = max(first.depth_threshold, assumptions.minimum_depth)
@@ -291,7 +291,7 @@ def compare(
 
     def rewrite(poly: Poly) -> Poly:
         poly = canonical(poly)
-        return substitute(table, poly, mapping, memo, canonical.eliminate) if mapping else poly
+        return substitute(table, poly, mapping, memo, canonical.eliminator) if mapping else poly
 
     stack_a, stack_b = first.exit_stack(table, depth), second.exit_stack(table, depth)
     if len(stack_a) != len(stack_b):

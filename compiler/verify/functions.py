@@ -361,21 +361,19 @@ def substitute(
     """
     memo = {} if memo is None else memo
 
-    def atom_value(serial: int) -> Poly:
+    def atom_value(serial: int) -> Poly | None:
+        """The atom's new value, or None when it stays itself."""
         if serial in memo:
             return memo[serial]
-        if serial in mapping:
-            result = mapping[serial]
-        else:
+        result = mapping.get(serial)
+        if result is None:
             atom = table.atoms[serial]
             arguments = tuple(poly_value(argument) for argument in atom.arguments)
-            if all(new is old for new, old in zip(arguments, atom.arguments)):
-                result = table.poly({((serial, 1),): 1})
-            else:
+            if any(new is not old for new, old in zip(arguments, atom.arguments)):
                 result = rebuild(table, atom, arguments)
-            rebuilt = table.atom_of(result) if eliminate is not None else None
-            if rebuilt is not None:
-                result = eliminate(rebuilt) or result
+                atom = table.atom_of(result)
+            if eliminate is not None and atom is not None:
+                result = eliminate(atom) or result
         memo[serial] = result
         return result
 
@@ -383,11 +381,18 @@ def substitute(
         key = ("poly", target.serial)
         if key in memo:
             return memo[key]
+        values = {serial: atom_value(serial) for serial in table.atoms_in(target)}
+        if all(value is None for value in values.values()):
+            memo[key] = target
+            return target
         result = table.zero
         for monomial, coefficient in target.terms.items():
             term = table.constant(coefficient)
             for serial, exponent in monomial:
-                term = table.mul(term, table.power(atom_value(serial), exponent))
+                value = values[serial]
+                if value is None:
+                    value = table.poly({((serial, 1),): 1})
+                term = table.mul(term, table.power(value, exponent))
             result = table.add(result, term)
         memo[key] = result
         return result

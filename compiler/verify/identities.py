@@ -33,6 +33,7 @@ from compiler.verify.terms import Atom, Poly, TermTable
 from vm.field import P
 
 TWO_TO_32 = 1 << 32
+DEFINED = frozenset({"split_low", "remainder", "xor", "lt"})  # the kinds `eliminate` rewrites
 REDUCTION_STEPS = 64  # a bound on the reduction by is_zero(m) * m = 0
 
 
@@ -66,17 +67,34 @@ class Canonical:
     def __init__(self, table: TermTable):
         self.table = table
         self.memo: dict = {}
+        # the atoms that are, or have in their arguments, an atom an identity defines
+        self.dirty: set[int] = set()
+        for atom in table.atoms:
+            if atom.kind in DEFINED or any(
+                table.atoms_in(argument) & self.dirty for argument in atom.arguments
+            ):
+                self.dirty.add(atom.serial)
+        self.active = bool(self.dirty)
 
     def __call__(self, poly: Poly) -> Poly:
         """`poly` with every atom an identity defines eliminated, at any depth."""
+        if not self.table.atoms_in(poly) & self.dirty:
+            return poly
         return substitute(self.table, poly, {}, self.memo, self.eliminate)
 
     def eliminate(self, atom: Atom) -> Poly | None:
         return eliminate(self.table, atom)
 
+    @property
+    def eliminator(self):
+        """`eliminate` for substitutions, or None when no atom needs it."""
+        return self.eliminate if self.active else None
+
     def difference_vanishes(self, left: Poly, right: Poly) -> bool:
         """Whether left - right reduces to 0 modulo the products is_zero(m) * m."""
         table = self.table
+        if left is right:
+            return True
         difference = table.sub(left, right)
         for _ in range(REDUCTION_STEPS):
             if difference is table.zero:
