@@ -21,7 +21,9 @@ import pytest
 from corpus_blocks import corpus_blocks
 
 from compiler.verify import check_equivalent, concrete
+from compiler.verify.assumptions import NOTHING
 from compiler.verify.corners import Steering
+from compiler.verify.equivalence import shape_of
 from compiler.verify.generate import make_op, mutate
 from compiler.verify.symbolic import execute
 from compiler.verify.terms import TermTable
@@ -101,8 +103,10 @@ def mutants(chunk: int):
 def interpreter_differences(original: Program, mutant: Program, seed: int) -> int:
     """Entry states (of 1,000, half at the blocks' corners) where the interpreter differs."""
     table = TermTable()
-    steering = Steering(table, (execute(original, table), execute(mutant, table)))
-    shape = concrete.generous_shape([original, mutant])
+    summaries = execute(original, table), execute(mutant, table)
+    steering = Steering(table, summaries)
+    depth = max(summary.entry_depth for summary in summaries)
+    shape = shape_of(table, summaries, NOTHING, depth)
     generator = np.random.default_rng(seed)
     lanes = concrete.sample_lanes(generator, INTERPRETER_RUNS, shape)
     steering(lanes, generator, share=2)

@@ -108,6 +108,26 @@ def _constants(table: TermTable, summary: Summary) -> set[int]:
     return values
 
 
+def shape_of(
+    table: TermTable, summaries: tuple[Summary, Summary], assumptions: Assumptions, depth: int
+) -> Shape:
+    """The entry states two blocks need, from their summaries: `depth` stack words compared."""
+    first, second = summaries
+    return Shape(
+        depth=max(depth, concrete.MINIMUM_STACK, *(slot + 1 for slot in assumptions.u32_entry)),
+        touched=depth,
+        thresholds=(first.depth_threshold, second.depth_threshold),
+        reads=tuple(
+            (summary.reads["public"], summary.reads["secret"], summary.reads["digest"])
+            for summary in summaries
+        ),
+        sponge=first.sponge is not None or second.sponge is not None,
+        constants=tuple(sorted(_constants(table, first) | _constants(table, second))),
+        minimum_length=assumptions.minimum_depth,
+        u32_entry=assumptions.u32_entry,
+    )
+
+
 def check_equivalent(
     block_a,
     block_b,
@@ -129,19 +149,7 @@ def check_equivalent(
     summary_a, summary_b = execute(program_a, table), execute(program_b, table)
     depth = max(summary_a.entry_depth, summary_b.entry_depth, inputs)
     kinds = (failure_kinds(summary_a, assumptions), failure_kinds(summary_b, assumptions))
-    shape = Shape(
-        depth=max(depth, concrete.MINIMUM_STACK, *(slot + 1 for slot in assumptions.u32_entry)),
-        touched=depth,
-        thresholds=(summary_a.depth_threshold, summary_b.depth_threshold),
-        reads=tuple(
-            (summary.reads["public"], summary.reads["secret"], summary.reads["digest"])
-            for summary in (summary_a, summary_b)
-        ),
-        sponge=summary_a.sponge is not None or summary_b.sponge is not None,
-        constants=tuple(sorted(_constants(table, summary_a) | _constants(table, summary_b))),
-        minimum_length=assumptions.minimum_depth,
-        u32_entry=assumptions.u32_entry,
-    )
+    shape = shape_of(table, (summary_a, summary_b), assumptions, depth)
     generator = np.random.default_rng(seed)
 
     def different(found) -> Verdict:
