@@ -16,6 +16,7 @@ from itertools import repeat
 
 from vm.field import P
 from vm.handlers import HANDLERS, Fault, Halt, Site
+from vm.isa import Failure
 from vm.tasm import Program
 
 DEFAULT_MAX_STEPS = 1 << 26  # about 67 million cycles: a bound so that no input hangs the tool
@@ -105,13 +106,16 @@ def initial_machine(
     )
 
 
-def _step_functions(machine: Machine) -> list:
-    """One step function per word address; addresses without an instruction overflow."""
+def step_functions(machine: Machine) -> list:
+    """One step function per word address (a call returns the next instruction pointer);
+    addresses without an instruction overflow."""
     program = machine.program
     length = program.length
 
     def overflow():
-        raise Fault("InstructionPointerOverflow", f"no instruction at address {length} or beyond")
+        raise Fault(
+            Failure.INSTRUCTION_POINTER_OVERFLOW, f"no instruction at address {length} or beyond"
+        )
 
     steps = [overflow] * (length + 1)
     ops, addresses = program.ops, program.addresses
@@ -126,7 +130,7 @@ def _step_functions(machine: Machine) -> list:
             op=op,
             address=address,
             next_address=following,
-            min_depth=16 - min(0, op.instruction.stack_delta(op.argument)),
+            min_depth=op.instruction.minimum_depth(op.argument),
             skip_address=skip,
         )
         steps[address] = HANDLERS[op.instruction.name](machine, site)
@@ -149,7 +153,7 @@ def execute(
 def run_machine(machine: Machine, max_steps: int = DEFAULT_MAX_STEPS) -> Run:
     """Run a prepared machine from ip 0; see `execute`."""
     program = machine.program
-    steps = _step_functions(machine)
+    steps = step_functions(machine)
     visits = [0] * (program.length + 1)
     ip = 0
     error = None

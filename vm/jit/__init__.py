@@ -107,7 +107,7 @@ class _Run:
         allowed = min(cycles, self.max_steps - cycles_done)
         final = cycles_done + allowed == self.max_steps
         if self.steps is None:
-            self.steps = interp._step_functions(self.machine)
+            self.steps = interp.step_functions(self.machine)
         stop = runtime.interpret(
             self.machine, self.steps, self.ip, self.visits, allowed, self.max_steps, final, until
         )

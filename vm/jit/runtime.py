@@ -31,7 +31,7 @@ import numpy as np
 
 from vm import effects
 from vm.handlers import Fault, Halt
-from vm.interp import STEP_LIMIT_KIND, Machine, Run, VMError, _step_functions
+from vm.interp import STEP_LIMIT_KIND, Machine, Run, VMError, step_functions
 from vm.jit import compiler, memory
 from vm.jit.blocks import BlockMap, split_blocks
 from vm.jit.layout import (
@@ -354,7 +354,7 @@ def run(compiled: CompiledProgram, machine: Machine, ip: int, visits: list[int],
             return _record(compiled, machine, visits, state)
         state.update(machine)
         left = max_steps - sum(visits)
-        steps = steps or _step_functions(machine)
+        steps = steps or step_functions(machine)
         if status == Status.FAILED:
             stop = interpret(machine, steps, ip, visits, left, max_steps, True)
             _check_failure(state, ip, stop)
