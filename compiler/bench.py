@@ -42,7 +42,6 @@ from compiler.pipeline import compile_program
 from vm import interp, tables, tasm
 
 SUFFIX = ".baseline.tasm"
-LEAVES = frozenset({"return", "recurse", "recurse_or_return", "halt"})
 MAX_STEPS = 5_000_000
 CANARIES = (1234567, 7654321, 42)  # below the arguments; must survive every call
 
@@ -57,7 +56,7 @@ class Block:
 
     @property
     def falls_through(self) -> bool:
-        return not self.ops or self.ops[-1].instruction.name not in LEAVES
+        return not self.ops or self.ops[-1].instruction.flow.falls_through
 
 
 @dataclass(frozen=True)

@@ -29,10 +29,13 @@ from compiler.verify.functions import apply, leaf
 from compiler.verify.guards import Guard
 from compiler.verify.symbolic_handlers import HANDLERS
 from compiler.verify.terms import Expression, Poly, TermTable
-from vm.isa import Arg
+from vm.isa import INSTRUCTIONS, Arg, Flow
 from vm.tasm import Op, Program
 
-CONTROL_FLOW = frozenset({"skiz", "call", "return", "recurse", "recurse_or_return"})
+# The control instructions (vm.isa) but `halt`, which a block may end with.
+CONTROL_FLOW = frozenset(
+    row.name for row in INSTRUCTIONS if row.flow not in (Flow.STRAIGHT, Flow.HALT)
+)
 MINIMUM_STACK = 16  # the op stack never holds fewer words (tasm.md §6)
 
 
