@@ -1,12 +1,24 @@
-"""vm.cost: the static cost of code, checked on instructions given in all three shapes
-against tasm.md §8.1/§9 numbers written out here."""
+"""vm.cost (the static cost of code) and vm.attribution (a run's heights by block).
+
+The static cost is checked on instructions given in all three shapes against
+tasm.md §8.1/§9 numbers written out here; the attribution on every corpus program
+run on its own inputs and on generated programs (which end in every error kind):
+the blocks' contributions plus the fixed parts must give the measured heights, and
+in a run that halts every block's instructions run equally often.
+"""
 
 from __future__ import annotations
 
 import pytest
+from corpus import corpus, expectations
+from program_generator import SMALL, generate
 
+from compiler.check.checker import check
+from compiler.check.resolve import load_project
 from compiler.lower.asm import Instr
-from vm import tasm
+from compiler.pipeline import compile_program
+from vm import interp, jit, tasm
+from vm.attribution import ATTRIBUTED, attribute, combine, program_blocks
 from vm.cost import StaticCost, attestation_rows, program_height, static_cost
 from vm.isa import instruction_set
 
@@ -75,3 +87,68 @@ def test_instruction_costs_sum_to_a_programs_static_cost(isa):
     assert static_cost(program.ops, isa) == total
     assert total.program_words == program.length
     assert total.processor == total.jump_stack == len(program.ops)
+
+
+# --- attribution -------------------------------------------------------------------------------
+
+
+def corpus_runs():
+    for path in corpus("valid"):
+        cases = expectations(path).cases
+        if cases:
+            yield pytest.param(path, cases, id=path.name)
+
+
+def assert_exact(run) -> None:
+    attribution = attribute(run)
+    assert attribution.mismatches() == {}
+    assert set(attribution.attributed) == set(ATTRIBUTED)
+    blocks = attribution.blocks
+    assert sum(entry.block.cost.program_words for entry in blocks) == run.program.length
+    if run.error is None:  # every instruction of a block runs as often as its first
+        for entry in blocks:
+            expected = entry.block.cost * entry.visits
+            assert entry.contribution == StaticCost(*expected.vector[:-1], 0), entry.block.name
+            for index in entry.block.op_indices:
+                assert run.visits[run.program.addresses[index]] == entry.visits
+
+
+@pytest.mark.parametrize(("path", "cases"), list(corpus_runs()))
+def test_blocks_reproduce_the_heights_of_every_corpus_run(path, cases):
+    compiled = compile_program(check(load_project(path)))
+    for case in cases:
+        run = interp.execute(compiled.program, case.public, case.secret, case.digests, case.ram)
+        assert_exact(run)
+
+
+@pytest.mark.parametrize("seed", range(0, 60))
+def test_blocks_reproduce_the_heights_of_generated_runs(seed):
+    case = generate(seed, size=SMALL)
+    program = tasm.parse(case.text, case.isa)
+    run = interp.execute(program, **case.inputs())
+    assert_exact(run)
+
+
+def test_the_jit_run_attributes_as_the_interpreter_run():
+    case = generate(4, size=SMALL)
+    program = tasm.parse(case.text, case.isa)
+    native = jit.execute(program, **case.inputs())
+    interpreted = interp.execute(program, **case.inputs())
+    assert attribute(native).blocks == attribute(interpreted).blocks
+
+
+def test_blocks_start_at_labels_after_control_and_after_a_guarded_instruction():
+    program = tasm.parse("push 1 skiz call f push 2 f: pop 1 return halt")
+    starts = [block.start for block in program_blocks(program)]
+    # push 1 skiz | call f | push 2 | f: pop 1 return | halt
+    assert starts == [0, 3, 5, 7, 10]
+    names = [block.name for block in program_blocks(program)]
+    assert names == ["@0", "@3", "@5", "f", "f+3"]
+
+
+def test_runs_of_one_layout_combine():
+    program = tasm.parse("call f halt f: dup 0 skiz return push 1 return")
+    runs = [attribute(interp.execute(program)) for _ in range(2)]
+    combined = {entry.block.start: entry for entry in combine(runs)}
+    for entry in runs[0].blocks:
+        assert combined[entry.block.start].visits == 2 * entry.visits
