@@ -32,6 +32,13 @@ def lower(program: Program, lowerer: BlockLowerer = CLASSICAL) -> AsmProgram:
     return AsmProgram(functions, program.entry)
 
 
+def lowered_size(ops, lowerer: BlockLowerer = CLASSICAL) -> int:
+    """How many instructions `ops` become when lowered as a function body: its own code and
+    the deferred blocks of its branches and loops, before peephole."""
+    function = _FunctionLowering("size", lowerer).run(list(ops))
+    return sum(isinstance(item, Instr) for item in function.items)
+
+
 class _FunctionLowering:
     def __init__(self, label: str, lowerer: BlockLowerer):
         self.label = label
@@ -160,4 +167,4 @@ def _single(items: list) -> bool:
     )
 
 
-__all__ = ["lower", "CONTROL"]
+__all__ = ["lower", "lowered_size", "CONTROL"]
