@@ -36,7 +36,8 @@ from vm.isa import Flow
 from vm.tables import Heights
 from vm.tasm import Program
 
-ATTRIBUTED = ("processor", "op_stack", "ram", "jump_stack", "hash", "program")
+EXECUTED = ("processor", "op_stack", "ram", "jump_stack", "hash")  # rows added per visit
+ATTRIBUTED = (*EXECUTED, "program")
 WHOLE_RUN = ("u32", "cascade", "lookup")
 
 
@@ -162,18 +163,27 @@ class Attribution:
 
     @property
     def tallest_attributable(self) -> str:
-        """The tallest table that blocks can be ranked by (program last among equals)."""
-        heights = self.heights.as_dict()
-        order = [name for name in tables.REPORT_ORDER if name in ATTRIBUTED]
-        return max(order, key=lambda name: (heights[name], name != "program"))
+        return tallest_attributable(self.heights.as_dict())
 
-    def ranking(self, table: str) -> list[BlockCost]:
-        """The executed blocks, largest contribution to `table` first (for `program`: the
-        blocks' words)."""
-        if table == "program":
-            return sorted(self.blocks, key=lambda entry: -entry.block.cost.program_words)
-        executed = [entry for entry in self.blocks if entry.visits or entry.contribution.processor]
-        return sorted(executed, key=lambda entry: -getattr(entry.contribution, table))
+
+def tallest_attributable(heights: dict[str, int], candidates=ATTRIBUTED) -> str:
+    """The tallest of the `candidates` tables, by which blocks can be ranked (in report
+    order among equals, the program table last)."""
+    order = [name for name in tables.REPORT_ORDER if name in candidates]
+    return max(order, key=lambda name: (heights[name], name != "program"))
+
+
+def share(entry: BlockCost, table: str) -> int:
+    """The block's part of `table`: its contribution, or for `program` its words."""
+    if table == "program":
+        return entry.block.cost.program_words
+    return getattr(entry.contribution, table)
+
+
+def ranking(entries, table: str) -> list[BlockCost]:
+    """The executed blocks, the largest share of `table` first (then in address order)."""
+    executed = [entry for entry in entries if entry.visits or entry.contribution.processor]
+    return sorted(executed, key=lambda entry: (-share(entry, table), entry.block.start))
 
 
 def attribute(run) -> Attribution:
