@@ -16,8 +16,9 @@ not).  What the step does is compared with the row, independently of the row:
 * where control goes (`flow`) and whether the sponge is touched (`sponge`).
 
 The same row facts are then checked where other modules keep their own copy or
-derive from them: TIR op rows against their TASM templates, the symbolic executor's
-error kinds and stream reads, the constants of the verifier and the JIT.
+derive from them: TIR op rows against their TASM templates, the error kinds and stream
+reads of the verifier's symbolic and vectorized executors, the constants of the verifier
+and the JIT.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from collections import deque
 from dataclasses import dataclass, replace
 from functools import cache
 
+import numpy as np
 import pytest
 
 from compiler.tir import ops as tir
@@ -400,11 +402,10 @@ STRAIGHT = [row for row in INSTRUCTIONS if row.flow in (Flow.STRAIGHT, Flow.HALT
 def test_symbolic_executor_agrees_with_the_rows(row):
     """The verifier's symbolic handlers raise only the row's error kinds, read the row's
     stream words and touch the row's stack depth."""
+    isa = "head" if row.isa == "head" else "rel"
     for argument in arguments(row)[:6]:
-        table = TermTable()
-        code = Program((parse(f"{row.name} {argument}" if argument is not None else row.name,
-                              row.isa if row.isa != "both" else "rel").ops[0],))  # fmt: skip
-        summary = symbolic.execute(code, table)
+        text = row.name if argument is None else f"{row.name} {argument}"
+        summary = symbolic.execute(parse(text, isa), TermTable())
         kinds = set(summary.guards.values())
         assert kinds <= row.failures, (row.name, kinds)
         reads = summary.reads
@@ -417,6 +418,26 @@ def test_symbolic_executor_agrees_with_the_rows(row):
         assert summary.entry_depth <= row.stack_touched(argument)
         assert summary.depth_threshold == row.minimum_depth(argument)
         assert summary.sponge_required == (Failure.SPONGE_NOT_INITIALIZED in row.failures)
+
+
+@pytest.mark.parametrize("row", STRAIGHT, ids=lambda row: row.name)
+def test_vectorized_executor_agrees_with_the_rows(row):
+    """The verifier's numpy handlers fail only with the row's error kinds and take the row's
+    stream words."""
+    isa = "head" if row.isa == "head" else "rel"
+    for argument in arguments(row)[:6]:
+        text = row.name if argument is None else f"{row.name} {argument}"
+        code = parse(text, isa)
+        shape = concrete.generous_shape([code])
+        lanes = concrete.sample_lanes(np.random.default_rng(len(text)), 256, shape)
+        outcome = vectorized.run_lanes(code, lanes)
+        kinds = {kind for kind in outcome.kinds if kind is not None}
+        assert kinds <= row.failures, (row.name, kinds)
+        assert outcome.consumed == (
+            row.public_input.at(argument),
+            row.secret_input.at(argument),
+            row.secret_digests.at(argument),
+        )
 
 
 def test_copies_of_table_constants_agree():

@@ -6,9 +6,10 @@ change and how deep the instruction reads and changes the stack; RAM reads and
 writes, hash-table rows; the u32-table entries it records (§9.7); the public
 and secret words it reads or writes; whether it touches the sponge; its
 control-flow class; and every error kind it can raise.  The assembler,
-interpreter, table counter, cost model, JIT, lowering, peephole and symbolic
-executor read these rows; none of them restates a fact that is here, and
-`tests/test_isa_facts.py` checks every row against what the handlers do.
+interpreter, table counter, cost model, JIT, TIR table, lowering, peephole and
+symbolic executor read these rows.  `tests/test_isa_facts.py` checks every row
+against what the handlers do, and the copies a few modules keep (the
+verifier's constants and error kinds, the JIT's error codes) against the rows.
 
 Quantities that depend on the argument are `Amount`s: `N` is the argument
 (the count of `pop n`, the index of `dup i`), so `pop n` changes `N` words and
