@@ -42,7 +42,6 @@ from compiler.pipeline import compile_program
 from vm import interp, tables, tasm
 
 SUFFIX = ".baseline.tasm"
-LEAVES = frozenset({"return", "recurse", "recurse_or_return", "halt"})
 MAX_STEPS = 5_000_000
 CANARIES = (1234567, 7654321, 42)  # below the arguments; must survive every call
 
@@ -57,7 +56,7 @@ class Block:
 
     @property
     def falls_through(self) -> bool:
-        return not self.ops or self.ops[-1].instruction.name not in LEAVES
+        return not self.ops or self.ops[-1].instruction.flow.falls_through
 
 
 @dataclass(frozen=True)
@@ -209,11 +208,17 @@ class Outcome:
     padded_height: int | None = None
 
 
+def case_machine(program: tasm.Program, case) -> interp.Machine:
+    """A machine for a harness program: the case's arguments pushed above `CANARIES`."""
+    machine = interp.initial_machine(program, (), case.secret, case.digests, dict(case.ram))
+    machine.stack.extend([*CANARIES, *case.words])
+    return machine
+
+
 def run_case(program: tasm.Program, case, measure: bool = False, max_steps: int = MAX_STEPS):
     """Run a harness program with the case's arguments pushed above `CANARIES`."""
-    machine = interp.initial_machine(program, (), case.secret, case.digests, dict(case.ram))
-    below = [*machine.stack, *CANARIES]
-    machine.stack.extend([*CANARIES, *case.words])
+    machine = case_machine(program, case)
+    below = machine.stack[: len(machine.stack) - len(case.words)]
     run = interp.run_machine(machine, max_steps)
     failed = run.error is not None
     return Outcome(

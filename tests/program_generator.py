@@ -31,7 +31,8 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass, field
 
-from vm.isa import ALL_MNEMONICS, instruction_set
+from vm.interp import STEP_LIMIT_KIND
+from vm.isa import ALL_MNEMONICS, Arg, Failure, instruction_set
 
 P = 2**64 - 2**32 + 1
 COUNTER_BASE = 1 << 48  # loop counters live at COUNTER_BASE + routine number
@@ -39,22 +40,7 @@ FIELD_EDGES = (0, 1, 2, P - 1, P - 2, 2**32 - 1, 2**32, 2**32 + 1, 2**63, P // 2
 U32_EDGES = (0, 1, 2, 3, 2**31, 2**32 - 2, 2**32 - 1)
 POINTER_EDGES = (0, 1, 5, 100, 2**32 - 2, P - 1, P - 3, P - 9, 2**40)
 
-ERROR_KINDS = (
-    "AssertionFailed",
-    "VectorAssertionFailed",
-    "TooShallow",
-    "FailedU32Conversion",
-    "InverseOfZero",
-    "DivisionByZero",
-    "LogarithmOfZero",
-    "JumpStackIsEmpty",
-    "SpongeNotInitialized",
-    "EmptyPublicInput",
-    "EmptySecretInput",
-    "EmptySecretDigestInput",
-    "InstructionPointerOverflow",
-    "StepLimitExceeded",
-)
+ERROR_KINDS = (*Failure, STEP_LIMIT_KIND)  # every instruction's kinds (vm.isa), and ours
 
 
 @dataclass
@@ -579,7 +565,7 @@ def _failure(generator: Generator, kind: str) -> str:
         rows = instruction_set(generator.isa).values()
         row = rng.choice([row for row in rows if row.stack_delta(1) < 0])
         count = rng.randint(1, 5)
-        argument = f" {count}" if row.per_count else ""
+        argument = f" {count}" if row.arg is Arg.COUNT else ""
         pushes = rng.randrange(-row.stack_delta(count))  # fewer than the instruction removes
         return "push 1 " * pushes + row.name + argument
     if kind == "FailedU32Conversion":

@@ -85,18 +85,19 @@ def test_run_a_module_is_a_usage_error(capsys):
     assert code == 2 and "module" in err
 
 
-def test_cost_shows_heights_and_the_static_estimate(capsys):
+def test_cost_shows_heights_and_the_exact_rows_per_function(capsys):
     code, out, _ = tri(capsys, "cost", PROGRAMS / "std_fibonacci.tri", "--input", "10")
     assert code == 0
-    assert "padded height" in out and "static estimate" in out
+    assert "padded height" in out and "per function" in out and "exact" in out
     assert "std_math_fibonacci__pair" in out
+    assert "RC's estimate" not in out  # only with --estimate (tests/test_cost_cli.py)
 
 
 def test_cost_json_has_functions(capsys):
     code, out, _ = tri(capsys, "cost", ARITHMETIC, "--input", "17,5", "--json")
     report = json.loads(out)
     assert code == 0
-    assert report["static"]["processor"] > 0
+    assert "estimate" not in report
     [main_row] = [row for row in report["functions"] if row["function"] == "arithmetic__main"]
     assert main_row["calls"] == 1 and main_row["cycles"] > 0
     assert sum(row["cycles"] for row in report["functions"]) + 2 == report["cycles"]

@@ -79,7 +79,7 @@ def test_opcodes_are_unique_and_their_bits_match_the_rows(isa):
     assert len(by_opcode(isa)) == len(rows) == 46
     for row in rows.values():
         assert (row.opcode & 1 == 1) == (row.arg is not Arg.NONE), row.name
-        assert (row.opcode & 2 == 2) == (row.delta < 0), row.name
+        assert (row.opcode & 2 == 2) == (row.stack_delta(1) < 0), row.name
         assert (row.opcode & 4 == 4) == row.u32, row.name
 
 

@@ -2,7 +2,8 @@
 
 `run_tasm(text, ...)` and `execute(program, ...)` return a `Result`: the
 public output, the cycle count, the nine table heights, the padded height
-and the VM error if the run failed.  The command line is a thin layer over
+and the VM error if the run failed; `run(program, ...)` returns the run
+record itself (for `vm.attribution`).  The command line is a thin layer over
 these functions.
 """
 
@@ -68,16 +69,17 @@ ENGINES = {
 }
 
 
-def execute(
+def run(
     program: tasm.Program,
     inputs: Inputs = Inputs(),
     max_steps: int = DEFAULT_MAX_STEPS,
     engine: str = "auto",
-) -> Result:
-    """Run `program` on `engine` ("auto", "jit" or "interp"); every engine gives the same result."""
+) -> interp.Run:
+    """The run record of `program` on `engine` ("auto", "jit" or "interp"): visits per
+    address and the co-processor effects, as `vm.tables` and `vm.attribution` read them."""
     if engine not in ENGINES:
         raise ValueError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
-    run = ENGINES[engine](
+    return ENGINES[engine](
         program,
         public_input=inputs.public,
         secret_input=inputs.secret,
@@ -85,7 +87,20 @@ def execute(
         ram=dict(inputs.ram),
         max_steps=max_steps,
     )
-    return Result(run.output, run.cycles, tables.heights(run), run.error, run.stack)
+
+
+def result_of(record: interp.Run) -> Result:
+    return Result(record.output, record.cycles, tables.heights(record), record.error, record.stack)
+
+
+def execute(
+    program: tasm.Program,
+    inputs: Inputs = Inputs(),
+    max_steps: int = DEFAULT_MAX_STEPS,
+    engine: str = "auto",
+) -> Result:
+    """Run `program` on `engine` ("auto", "jit" or "interp"); every engine gives the same result."""
+    return result_of(run(program, inputs, max_steps, engine))
 
 
 def run_tasm(

@@ -22,8 +22,8 @@ from collections.abc import Iterator, Set
 
 import numpy as np
 
-# u32 entry kinds, in the order the JIT's log encodes them (`kind << 32 | rhs`).
-U32_KINDS = ("split", "lt", "and", "log2", "pow", "popcount")
+from vm.isa import U32_KINDS  # in the order the JIT's log encodes them (`kind << 32 | rhs`)
+
 _KIND_CODE = {kind: code for code, kind in enumerate(U32_KINDS)}
 _POW = _KIND_CODE["pow"]
 

@@ -16,6 +16,7 @@ from itertools import repeat
 
 from vm.field import P
 from vm.handlers import HANDLERS, Fault, Halt, Site
+from vm.isa import Failure
 from vm.tasm import Program
 
 DEFAULT_MAX_STEPS = 1 << 26  # about 67 million cycles: a bound so that no input hangs the tool
@@ -106,7 +107,8 @@ def initial_machine(
 
 
 def step_functions(machine: Machine) -> list:
-    """One step function per word address; addresses without an instruction overflow.
+    """One step function per word address (a call returns the next instruction pointer);
+    addresses without an instruction overflow.
 
     The functions hold the machine's containers (stack, RAM, streams, ...): a
     caller that runs one program many times may refill those in place and pass
@@ -116,7 +118,9 @@ def step_functions(machine: Machine) -> list:
     length = program.length
 
     def overflow():
-        raise Fault("InstructionPointerOverflow", f"no instruction at address {length} or beyond")
+        raise Fault(
+            Failure.INSTRUCTION_POINTER_OVERFLOW, f"no instruction at address {length} or beyond"
+        )
 
     steps = [overflow] * (length + 1)
     ops, addresses = program.ops, program.addresses
@@ -131,7 +135,7 @@ def step_functions(machine: Machine) -> list:
             op=op,
             address=address,
             next_address=following,
-            min_depth=16 - min(0, op.instruction.stack_delta(op.argument)),
+            min_depth=op.instruction.minimum_depth(op.argument),
             skip_address=skip,
         )
         steps[address] = HANDLERS[op.instruction.name](machine, site)

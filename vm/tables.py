@@ -1,10 +1,11 @@
 """Table heights and padded height: `Run` -> `Heights` (tasm.md §9).
 
 All nine heights are computed here and nowhere else, from what a run
-recorded: how often each address executed (static per-instruction rows come
-from `vm.isa`), the set of u32 entries, and the set of Tip5 permutation
-inputs (for the cascade table), plus the program itself (program table and
-the program-attestation part of the hash and cascade tables).
+recorded: how often each address executed (times each instruction's static
+cost, `vm.cost.instruction_cost`, from the rows of `vm.isa`), the set of u32
+entries, and the set of Tip5 permutation inputs (for the cascade table), plus
+the program itself (program table and the program-attestation part of the
+hash and cascade tables).
 """
 
 from __future__ import annotations
@@ -13,10 +14,22 @@ from dataclasses import asdict, dataclass
 from functools import lru_cache
 
 from vm import effects, tip5
+from vm.cost import ZERO, attestation_chunks, attestation_rows, instruction_cost, program_height
+from vm.isa import HASH_ROWS_PER_PERMUTATION
 from vm.tasm import Program
 
 LOOKUP_HEIGHT = 256  # the full 8-bit S-box table, whatever the program does (§9.9)
-HASH_ROWS_PER_PERMUTATION = 6
+
+__all__ = [
+    "HASH_ROWS_PER_PERMUTATION",
+    "LOOKUP_HEIGHT",
+    "REPORT_ORDER",
+    "Heights",
+    "attestation_chunks",
+    "heights",
+    "padded_height",
+    "u32_entry_rows",
+]
 
 # The order of reports: the six processor-side tables first, then the three that
 # depend only on the program or on hashing (issue 2, tasm.md §9.10).
@@ -78,11 +91,6 @@ def u32_entry_rows(entry: tuple[str, int, int]) -> int:
     return 1 if dominant == 0 else dominant.bit_length() + 1
 
 
-def attestation_chunks(length: int) -> int:
-    """C = ceil((L + 1) / 10): permutations that hash the program (§5.3)."""
-    return (length + 1 + 9) // 10
-
-
 @lru_cache(maxsize=256)
 def _attestation_limbs(words: tuple[int, ...]) -> frozenset[int]:
     return frozenset(tip5.cascade_limbs_many(tip5.varlen_permutation_inputs(words)))
@@ -91,24 +99,20 @@ def _attestation_limbs(words: tuple[int, ...]) -> frozenset[int]:
 def heights(run) -> Heights:
     """The nine table heights of a run (complete or stopped by an error)."""
     program: Program = run.program
-    op_stack = ram = hashing = 0
+    executed = ZERO
     for op, address in zip(program.ops, program.addresses):
         count = run.visits[address]
         if count:
-            instruction, argument = op.instruction, op.argument
-            op_stack += count * instruction.op_stack_rows(argument)
-            ram += count * instruction.ram_accesses(argument)
-            hashing += count * instruction.hash_rows
-    chunks = attestation_chunks(program.length)
+            executed = executed + instruction_cost(op.instruction, op.argument) * count
     permutations = effects.permutation_array(run.permutation_inputs)
     limbs = _attestation_limbs(program.words) | tip5.cascade_limbs_many(permutations)
     return Heights(
-        program=10 * chunks,
+        program=program_height(program.length),
         processor=run.cycles,
-        op_stack=op_stack,
-        ram=ram,
+        op_stack=executed.op_stack,
+        ram=executed.ram,
         jump_stack=run.cycles,
-        hash=HASH_ROWS_PER_PERMUTATION * chunks + hashing,
+        hash=attestation_rows(program.length) + executed.hash,
         cascade=len(limbs),
         lookup=LOOKUP_HEIGHT,
         u32=effects.u32_table_rows(run.u32_entries),

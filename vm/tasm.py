@@ -20,7 +20,18 @@ from functools import cached_property
 
 from vm import tip5
 from vm.field import P
-from vm.isa import ALL_MNEMONICS, ARGUMENT_RANGE, RESERVED_WORDS, Arg, Instruction, instruction_set
+from vm.isa import (
+    ALL_MNEMONICS,
+    ARGUMENT_RANGE,
+    RESERVED_WORDS,
+    Arg,
+    Failure,
+    Instruction,
+    instruction_set,
+)
+
+# `error_id` may follow the instructions that fail an assertion (tasm.md §11.6).
+ASSERTIONS = frozenset({Failure.ASSERTION_FAILED, Failure.VECTOR_ASSERTION_FAILED})
 
 
 class TasmSyntaxError(Exception):
@@ -231,7 +242,7 @@ def parse(text: str, isa: str = "rel") -> Program:
             argument = _encode_argument(scanner, instruction, *_argument(scanner, word, position))
         ops.append(Op(instruction, argument, target, None, line, column))
         address += instruction.size
-        last_was_assertion = word in ("assert", "assert_vector")
+        last_was_assertion = bool(instruction.failures & ASSERTIONS)
     for index, name, position in calls:
         if name not in labels:
             raise scanner.error("A0003", f"call to undefined label '{name}'", position)

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from vm.isa import CONTROL, FIELD_ARGUMENT
 from vm.tasm import signed_text
 
-# Instructions that end a straight-line run (control flow); the one after
-# `skiz` is conditional and must stay a single instruction.
-CONTROL = frozenset({"skiz", "call", "return", "recurse", "recurse_or_return", "halt"})
+# `CONTROL` (vm.isa): the instructions that end a straight-line run; the one
+# after `skiz` is conditional and must stay a single instruction.
+__all__ = ["CONTROL", "AsmFunction", "AsmProgram", "Instr", "Label", "render"]
 
 
 @dataclass(frozen=True)
@@ -29,7 +30,7 @@ class Instr:
             return self.name
         if isinstance(self.arg, str):
             return f"{self.name} {self.arg}"
-        if self.name in ("push", "addi"):
+        if self.name in FIELD_ARGUMENT:
             return f"{self.name} {signed_text(self.arg)}"
         return f"{self.name} {self.arg}"
 

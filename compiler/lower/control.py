@@ -24,11 +24,19 @@ from compiler.lower.blocks import BlockLowerer, is_straight, make_block
 from compiler.lower.classical import CLASSICAL
 from compiler.tir.ops import Asm, Call, Comment, IfElse, IfOnly, Loop, Op, Program, ProofBlock
 from vm.field import P
+from vm.isa import BY_NAME, Flow
 
 
 def lower(program: Program, lowerer: BlockLowerer = CLASSICAL) -> AsmProgram:
     functions = [_FunctionLowering(f.label, lowerer).run(f.body) for f in program.functions]
     return AsmProgram(functions, program.entry)
+
+
+def lowered_size(ops, lowerer: BlockLowerer = CLASSICAL) -> int:
+    """How many instructions `ops` become when lowered as a function body: its own code and
+    the deferred blocks of its branches and loops, before peephole."""
+    function = _FunctionLowering("size", lowerer).run(list(ops))
+    return sum(isinstance(item, Instr) for item in function.items)
 
 
 class _FunctionLowering:
@@ -150,12 +158,13 @@ class _FunctionLowering:
 
 
 def _single(items: list) -> bool:
-    """One instruction that may follow `skiz` (anything but skiz itself and labels)."""
+    """One instruction that may follow `skiz`: a straight-line one or a `call` (after which
+    control comes back), not a label."""
     return (
         len(items) == 1
         and isinstance(items[0], Instr)
-        and items[0].name not in ("skiz", "recurse", "recurse_or_return", "return", "halt")
+        and BY_NAME[items[0].name].flow in (Flow.STRAIGHT, Flow.CALL)
     )
 
 
-__all__ = ["lower", "CONTROL"]
+__all__ = ["lower", "lowered_size", "CONTROL"]

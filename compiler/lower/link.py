@@ -22,15 +22,23 @@ def link(program: AsmProgram, module: str | None = None) -> str:
     for function in program.functions:
         items.extend(function.items)
     if program.entry is None and module is not None:
-        prefix = mangle(module) + "__"
-        items = [_rename(item, prefix) for item in items]
+        items = [_rename(item, module) for item in items]
     return render(items) + "\n"
 
 
-def _rename(item, prefix: str):
+def linked_label(label: str, module: str | None) -> str:
+    """The label as the linked text has it: in a module built alone (`module`), the
+    module's own labels lose their module prefix (`__fn`)."""
+    prefix = mangle(module) + "__" if module is not None else None
+    if prefix is not None and label.startswith(prefix):
+        return "__" + label[len(prefix) :]
+    return label
+
+
+def _rename(item, module: str):
     match item:
-        case Label(name=name) if name.startswith(prefix):
-            return Label("__" + name[len(prefix) :])
-        case Instr(name="call", arg=str() as target) if target.startswith(prefix):
-            return Instr("call", "__" + target[len(prefix) :])
+        case Label(name=name):
+            return Label(linked_label(name, module))
+        case Instr(name="call", arg=str() as target):
+            return Instr("call", linked_label(target, module))
     return item

@@ -17,9 +17,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import cached_property
 
+from compiler.tir.ops import OPS
 from vm.field import P
+from vm.isa import FIELD_ARGUMENT
 
-FIELD_ARGUMENTS = frozenset({"push", "addi", "Push", "AddI"})
+# TASM instructions and TIR ops whose argument is a field element.
+FIELD_ARGUMENTS = FIELD_ARGUMENT | {name for name, row in OPS.items() if row.arg == "value"}
 
 
 @dataclass(frozen=True)

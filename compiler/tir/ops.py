@@ -7,9 +7,11 @@ hold their bodies, which the lowering turns into deferred subroutines.
 
 Every fact about an op is a field of its row in `OPS`: tier, argument kind,
 stack effect (`consumes` elements from the top and `produces` elements in
-their place, as functions of the argument), the ordered side effects it has,
-and its TASM (`tasm`: a template in which `ARG` stands for the argument).
-The builder, effect checker, printer, lowering and cost model read the rows.
+their place, as functions of the argument), and its TASM (`tasm`: a template
+in which `ARG` stands for the argument).  Its side effects are not written
+here: they are those of its template's instructions, read from `vm.isa`
+(`template_effects`).  The builder, effect checker, printer, lowering and
+cost model read the rows.
 
 Besides the 54 ops of tir.md we have `Pick`, `Place` and `AddI` (newer Triton
 instructions the stack manager and peephole need) and `XAdd`/`XMul` (the
@@ -27,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from vm.field import P
+from vm.isa import BY_NAME, Failure
 
 ARG = object()  # stands for the op's argument in a TASM template
 
@@ -41,6 +44,33 @@ HASH = "hash"  # uses the hash co-processor (deterministic)
 SPONGE = "sponge"  # reads or changes the sponge state
 
 STATEFUL = frozenset({INPUT, SECRET, OUTPUT, RAM_WRITE, SPONGE})  # order-sensitive effects
+
+# Failures that TIR's structure rules out: the effect checker keeps every op within the
+# function's part of the stack, and control flow is structured.
+STRUCTURAL_FAILURES = frozenset(
+    {Failure.TOO_SHALLOW, Failure.JUMP_STACK_IS_EMPTY, Failure.INSTRUCTION_POINTER_OVERFLOW}
+)
+
+
+def instruction_effects(mnemonic: str) -> frozenset[str]:
+    """The side-effect kinds of one TASM instruction, from its `vm.isa` row."""
+    row = BY_NAME[mnemonic]
+    kinds = {
+        INPUT: bool(row.public_input),
+        SECRET: bool(row.secret_input or row.secret_digests),
+        OUTPUT: bool(row.public_output),
+        RAM_READ: bool(row.ram_reads),
+        RAM_WRITE: bool(row.ram_writes),
+        FAILS: bool(row.failures - STRUCTURAL_FAILURES),
+        HASH: row.permutations > 0 and not row.sponge,
+        SPONGE: row.sponge,
+    }
+    return frozenset(kind for kind, present in kinds.items() if present)
+
+
+def template_effects(instructions) -> frozenset[str]:
+    """The side-effect kinds of a sequence of (mnemonic, argument) pairs."""
+    return frozenset().union(*(instruction_effects(mnemonic) for mnemonic, _ in instructions))
 
 
 def _fixed(consumes: int, produces: int) -> tuple[Callable, Callable]:
@@ -58,14 +88,21 @@ class OpInfo:
     consumes: Callable[[int | None], int] | None  # None: structural (computed from bodies)
     produces: Callable[[int | None], int] | None
     tasm: tuple | Callable | None = None  # template of (mnemonic, argument) pairs
-    effects: frozenset[str] = frozenset()
+    effects: frozenset[str] = frozenset()  # those of the template's instructions
     built: bool = True  # whether our builder ever emits it
     comment: str = ""
 
 
-def _row(name, tier, arg, effect, tasm=None, effects=(), built=True, comment="") -> OpInfo:
+# The argument at which a row's side effects are read off a template that depends on it
+# (`Assert`, `Reveal`, `Seal`, `RamWrite`, `Or`); a test checks every other argument agrees.
+REPRESENTATIVE_ARGUMENT = {"count": 1, "width": 1, "index": 0, "value": 0}
+
+
+def _row(name, tier, arg, effect, tasm=None, built=True, comment="") -> OpInfo:
     consumes, produces = effect if effect is not None else (None, None)
-    return OpInfo(name, tier, arg, consumes, produces, tasm, frozenset(effects), built, comment)
+    template = tasm(REPRESENTATIVE_ARGUMENT.get(arg)) if callable(tasm) else tasm or ()
+    effects = template_effects(template)
+    return OpInfo(name, tier, arg, consumes, produces, tasm, effects, built, comment)
 
 
 def _count(n: int) -> Callable:
@@ -126,24 +163,21 @@ OPS_LIST: tuple[OpInfo, ...] = (
     ),
     _row("Mul", 1, "none", _fixed(2, 1), (("mul", None),)),
     _row("Neg", 1, "none", _fixed(1, 1), (("push", P - 1), ("mul", None)), built=False),
-    _row("Invert", 1, "none", _fixed(1, 1), (("invert", None),), (FAILS,)),
+    _row("Invert", 1, "none", _fixed(1, 1), (("invert", None),)),
     _row("Eq", 1, "none", _fixed(2, 1), (("eq", None),)),
-    _row("Lt", 1, "none", _fixed(2, 1), (("lt", None),), (FAILS,), comment="st0 < st1"),
-    _row("And", 1, "none", _fixed(2, 1), (("and", None),), (FAILS,)),
-    _row("Or", 1, "none", _fixed(2, 1), _or, (FAILS,), built=False),
-    _row("Xor", 1, "none", _fixed(2, 1), (("xor", None),), (FAILS,)),
-    _row("PopCount", 1, "none", _fixed(1, 1), (("pop_count", None),), (FAILS,)),
+    _row("Lt", 1, "none", _fixed(2, 1), (("lt", None),), comment="st0 < st1"),
+    _row("And", 1, "none", _fixed(2, 1), (("and", None),)),
+    _row("Or", 1, "none", _fixed(2, 1), _or, built=False),
+    _row("Xor", 1, "none", _fixed(2, 1), (("xor", None),)),
+    _row("PopCount", 1, "none", _fixed(1, 1), (("pop_count", None),)),
     _row("Split", 1, "none", _fixed(1, 2), (("split", None),)),
-    _row(
-        "DivMod", 1, "none", _fixed(2, 2), (("div_mod", None),), (FAILS,), comment="st0 div/mod st1"
-    ),
+    _row("DivMod", 1, "none", _fixed(2, 2), (("div_mod", None),), comment="st0 div/mod st1"),
     _row(
         "Shl",
         1,
         "none",
         _fixed(2, 1),
         (("push", 2), ("pow", None), ("mul", None)),
-        (FAILS,),
         built=False,
         comment="st1 * 2^st0",
     ),
@@ -153,44 +187,40 @@ OPS_LIST: tuple[OpInfo, ...] = (
         "none",
         _fixed(2, 1),
         (("push", 2), ("pow", None), ("swap", 1), ("div_mod", None), ("pop", 1)),
-        (FAILS,),
         built=False,
         comment="st1 div 2^st0",
     ),
-    _row("Log2", 1, "none", _fixed(1, 1), (("log_2_floor", None),), (FAILS,)),
-    _row("Pow", 1, "none", _fixed(2, 1), (("pow", None),), (FAILS,), comment="st0 ^ st1"),
-    _row("ReadIo", 1, "count", (_count(0), lambda n: n), (("read_io", ARG),), (INPUT, FAILS)),
-    _row("WriteIo", 1, "count", (lambda n: n, _count(0)), (("write_io", ARG),), (OUTPUT,)),
-    _row("ReadMem", 1, "count", (_count(1), lambda n: n + 1), (("read_mem", ARG),), (RAM_READ,)),
-    _row("WriteMem", 1, "count", (lambda n: n + 1, _count(1)), (("write_mem", ARG),), (RAM_WRITE,)),
+    _row("Log2", 1, "none", _fixed(1, 1), (("log_2_floor", None),)),
+    _row("Pow", 1, "none", _fixed(2, 1), (("pow", None),), comment="st0 ^ st1"),
+    _row("ReadIo", 1, "count", (_count(0), lambda n: n), (("read_io", ARG),)),
+    _row("WriteIo", 1, "count", (lambda n: n, _count(0)), (("write_io", ARG),)),
+    _row("ReadMem", 1, "count", (_count(1), lambda n: n + 1), (("read_mem", ARG),)),
+    _row("WriteMem", 1, "count", (lambda n: n + 1, _count(1)), (("write_mem", ARG),)),
     _row(
         "Assert",
         1,
         "count",
         (lambda n: 1 if n == 1 else 10, lambda n: 0 if n == 1 else 5),
         lambda n: (("assert", None),) if n == 1 else (("assert_vector", None),),
-        (FAILS,),
         comment="1: assert; 5: assert_vector",
     ),
-    _row("Hash", 1, "none", _fixed(10, 5), (("hash", None),), (HASH,)),
+    _row("Hash", 1, "none", _fixed(10, 5), (("hash", None),)),
     _row(
         "Reveal",
         1,
         "width",
         (lambda a: a % 16, _count(0)),
         _reveal,
-        (OUTPUT,),
         built=False,
         comment="argument tag * 16 + field count",
     ),
-    _row("Seal", 1, "width", (lambda a: a % 16, _count(0)), _seal, (OUTPUT, HASH), built=False),
+    _row("Seal", 1, "width", (lambda a: a % 16, _count(0)), _seal, built=False),
     _row(
         "RamRead",
         1,
         "width",
         (_count(1), lambda w: w),
         (("read_mem", ARG), ("pop", 1)),
-        (RAM_READ,),
         built=False,
     ),
     _row(
@@ -199,39 +229,36 @@ OPS_LIST: tuple[OpInfo, ...] = (
         "width",
         (lambda w: w + 1, _count(0)),
         lambda w: (("pick", w), ("write_mem", w), ("pop", 1)),
-        (RAM_WRITE,),
         built=False,
         comment="address deepest, as in ram_write(addr, v)",
     ),
     # --- tier 2: provable ---------------------------------------------------------------
-    _row("Hint", 2, "count", (_count(0), lambda n: n), (("divine", ARG),), (SECRET, FAILS)),
-    _row("SpongeInit", 2, "none", _fixed(0, 0), (("sponge_init", None),), (SPONGE,)),
-    _row("SpongeAbsorb", 2, "none", _fixed(10, 0), (("sponge_absorb", None),), (SPONGE, FAILS)),
-    _row("SpongeSqueeze", 2, "none", _fixed(0, 10), (("sponge_squeeze", None),), (SPONGE, FAILS)),
+    _row("Hint", 2, "count", (_count(0), lambda n: n), (("divine", ARG),)),
+    _row("SpongeInit", 2, "none", _fixed(0, 0), (("sponge_init", None),)),
+    _row("SpongeAbsorb", 2, "none", _fixed(10, 0), (("sponge_absorb", None),)),
+    _row("SpongeSqueeze", 2, "none", _fixed(0, 10), (("sponge_squeeze", None),)),
     _row(
         "SpongeLoad",
         2,
         "none",
         _fixed(5, 5),
         (("sponge_absorb_mem", None),),
-        (SPONGE, RAM_READ, FAILS),
         comment="pointer on top, st1..st4 overwritten",
     ),
-    _row("MerkleStep", 2, "none", _fixed(6, 6), (("merkle_step", None),), (SECRET, HASH, FAILS)),
+    _row("MerkleStep", 2, "none", _fixed(6, 6), (("merkle_step", None),)),
     _row(
         "MerkleLoad",
         2,
         "none",
         _fixed(8, 8),
         (("merkle_step_mem", None),),
-        (RAM_READ, HASH, FAILS),
         built=False,
     ),
     # --- tier 3: recursion --------------------------------------------------------------
     _row("ExtMul", 3, "none", _fixed(4, 3), (("xb_mul", None),), comment="XField *. Field"),
-    _row("ExtInvert", 3, "none", _fixed(3, 3), (("x_invert", None),), (FAILS,)),
-    _row("FoldExt", 3, "none", _fixed(5, 5), (("xx_dot_step", None),), (RAM_READ,), built=False),
-    _row("FoldBase", 3, "none", _fixed(5, 5), (("xb_dot_step", None),), (RAM_READ,), built=False),
+    _row("ExtInvert", 3, "none", _fixed(3, 3), (("x_invert", None),)),
+    _row("FoldExt", 3, "none", _fixed(5, 5), (("xx_dot_step", None),), built=False),
+    _row("FoldBase", 3, "none", _fixed(5, 5), (("xb_dot_step", None),), built=False),
     _row("ProofBlock", 3, "structured", None, built=False),
     # --- ours ---------------------------------------------------------------------------
     _row("Pick", 1, "index", (lambda d: d + 1, lambda d: d + 1), (("pick", ARG),)),

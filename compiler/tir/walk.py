@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from compiler.check.types import TupleType, tuple_offsets, width
+from compiler.lower import control
 from compiler.syntax import ast
-from compiler.tir.ops import IfElse, IfOnly, Loop, Op, tasm_of
 
 
 def part_offsets(value_type, count: int) -> tuple[list[int], list[int]]:
@@ -44,31 +44,9 @@ def simple_block(block: ast.Block, depth: int = 1) -> bool:
 
 
 def lowered_size(ops) -> int:
-    """Instructions `ops` lower to (compiler.lower.control's shapes), before peephole."""
-    total = 0
-    for op in ops:
-        match op:
-            case IfElse():
-                then, otherwise = lowered_size(op.then), lowered_size(op.otherwise)
-                if not otherwise:
-                    total += if_only_size(then)
-                elif not then:
-                    total += 2 + if_only_size(otherwise)
-                else:
-                    total += 6 + then + 3 + (0 if otherwise == 1 else otherwise + 1)
-            case IfOnly():
-                total += if_only_size(lowered_size(op.then))
-            case Loop():
-                total += 1 + lowered_size(op.body) + (5 if op.kind == "down" else 7)
-            case Op():
-                total += len(tasm_of(op))
-            case _:
-                total += 1
-    return total
-
-
-def if_only_size(body: int) -> int:
-    return 1 if body == 0 else 2 if body == 1 else 3 + body
+    """Instructions `ops` lower to, deferred blocks included, before peephole: counted on
+    what compiler.lower.control really emits for them, so it cannot drift from it."""
+    return control.lowered_size(ops)
 
 
 def ends_in_only_return(block: ast.Block) -> bool:

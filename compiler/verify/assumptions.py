@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-MINIMUM_STACK = 16  # the op stack never holds fewer words (tasm.md §6)
+from vm.isa import OP_STACK_MINIMUM as MINIMUM_STACK  # the op stack never holds fewer words
 
 
 @dataclass(frozen=True)

@@ -218,10 +218,11 @@ class _Builder:
             self.emit("hash")
             self.pop_types(10)
             self.types += [False] * 5
-        elif roll < 0.88:
-            self.emit(generator.choice(("xx_mul", "xx_add", "xb_mul")))
-            self.pop_types(6)
-            self.types += [False] * 3
+        elif roll < 0.88:  # X-field arithmetic: what it takes and leaves from vm.isa
+            row = instruction_set()[generator.choice(("xx_mul", "xx_add", "xb_mul"))]
+            self.emit(row.name)
+            self.pop_types(row.stack_touched())
+            self.types += [False] * (row.stack_touched() + row.stack_delta())
         else:  # clean-up and shuffles
             name = generator.choice(("pop", "swap", "pick", "place", "pop"))
             index = generator.randint(1, min(max(len(self.types), 1), 5 if name == "pop" else 8))

@@ -30,12 +30,13 @@ from compiler.verify.functions import apply, leaf
 from compiler.verify.guards import Guard
 from compiler.verify.symbolic_handlers import HANDLERS
 from compiler.verify.terms import Expression, Poly, TermTable
-from vm.isa import Arg
+from vm.isa import INSTRUCTIONS, Arg, Flow
 from vm.tasm import Op, Program
 
-CONTROL_FLOW = frozenset({"skiz", "call", "return", "recurse", "recurse_or_return"})
-
-
+# The control instructions (vm.isa) but `halt`, which a block may end with.
+CONTROL_FLOW = frozenset(
+    row.name for row in INSTRUCTIONS if row.flow not in (Flow.STRAIGHT, Flow.HALT)
+)
 # A `skiz` is taken in a block only before one of these: they keep the stack height and
 # have no effect or failure, so the block's result is a select between two stacks.
 SELECTABLE = frozenset({"swap", "pick", "place", "nop"})

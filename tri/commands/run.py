@@ -1,17 +1,13 @@
-"""`tri run` and `tri cost`: execute a program and report its output or its cost."""
+"""`tri run`: execute a program and print its output; the run options `tri cost` shares."""
 
 from __future__ import annotations
 
 import argparse
 import json
 import sys
-from pathlib import Path
-
-from rich.console import Console
-from rich.table import Table
 
 from tri import api
-from tri.commands.build import function_report, print_function_report, source_program, static_report
+from tri.commands.build import source_program
 from tri.commands.common import (
     EXIT_FAILED,
     EXIT_OK,
@@ -26,16 +22,12 @@ from tri.commands.source import add_source_options, load_checked
 from vm.interp import DEFAULT_MAX_STEPS
 from vm.isa import ISAS
 from vm.jit import JitUnavailable
-from vm.tables import REPORT_ORDER
 
 
 def register(commands) -> None:
     run = commands.add_parser("run", help="run a program and print its public output")
     add_run_options(run)
     run.set_defaults(handler=command_run)
-    cost = commands.add_parser("cost", help="run a program and show its table heights")
-    add_run_options(cost)
-    cost.set_defaults(handler=command_cost)
 
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
@@ -88,19 +80,23 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
     add_source_options(parser)
 
 
-def _execute(arguments) -> api.Result:
-    if arguments.program.endswith(".tri"):
-        program = source_program(arguments)  # compiled; also kept on `arguments`
-    else:
-        program = load_tasm(arguments.program, arguments.isa)
-    inputs = api.Inputs(
+def run_inputs(arguments) -> api.Inputs:
+    """What --input, --secret, --digest and --ram give a run."""
+    return api.Inputs(
         public=arguments.input,
         secret=arguments.secret,
         digests=tuple(arguments.digest),
         ram=tuple(cell for cells in arguments.ram for cell in cells),
     )
+
+
+def _execute(arguments) -> api.Result:
+    if arguments.program.endswith(".tri"):
+        program = source_program(arguments)  # compiled; also kept on `arguments`
+    else:
+        program = load_tasm(arguments.program, arguments.isa)
     try:
-        return api.execute(program, inputs, arguments.max_steps, arguments.engine)
+        return api.execute(program, run_inputs(arguments), arguments.max_steps, arguments.engine)
     except JitUnavailable as error:
         raise UsageError(f"error: --engine jit: {error}") from None
 
@@ -122,41 +118,6 @@ def command_run(arguments) -> int:
         for value in result.output:
             print(value)
         _report_error(result)
-    return EXIT_OK if result.error is None else EXIT_FAILED
-
-
-def command_cost(arguments) -> int:
-    if arguments.reference:
-        raise UsageError("error: tri cost measures a VM run; the reference evaluator has no tables")
-    result = _execute(arguments)
-    heights = result.heights
-    slack = result.padded_height - heights.maximum
-    if arguments.json:
-        report = result.as_json()
-        report.update(dominant=heights.dominant, slack=slack)
-        if arguments.program.endswith(".tri"):
-            report.update(static=static_report(arguments), functions=function_report(arguments))
-        print(json.dumps(report))
-        return EXIT_OK if result.error is None else EXIT_FAILED
-    table = Table(title=Path(arguments.program).name, title_justify="left")
-    table.add_column("table")
-    table.add_column("height", justify="right")
-    table.add_column("")
-    values = heights.as_dict()
-    for name in REPORT_ORDER:
-        table.add_row(name, str(values[name]), "dominant" if name in heights.dominant else "")
-    console = Console(highlight=False)
-    console.print(table)
-    exponent = result.padded_height.bit_length() - 1
-    console.print(f"cycles         {result.cycles}")
-    console.print(
-        f"padded height  {result.padded_height} = 2^{exponent}, "
-        f"set by {', '.join(heights.dominant)}"
-    )
-    console.print(f"slack          {slack} rows before it doubles to 2^{exponent + 1}")
-    if arguments.program.endswith(".tri"):
-        print_function_report(arguments)
-    _report_error(result)
     return EXIT_OK if result.error is None else EXIT_FAILED
 
 

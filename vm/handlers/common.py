@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from vm.isa import Failure
 from vm.tasm import Op
 
 U32_LIMIT = 1 << 32
@@ -12,7 +13,8 @@ ONES = (1,) * 6
 
 
 class Fault(Exception):
-    """An instruction failed; `kind` is the spec's error name (tasm.md §7)."""
+    """An instruction failed; `kind` is the spec's error name (tasm.md §7): a
+    `vm.isa.Failure`, or the run loop's own StepLimitExceeded."""
 
     def __init__(self, kind: str, message: str):
         super().__init__(message)
@@ -37,10 +39,10 @@ class Site:
 
 def too_shallow(site: Site, depth: int) -> Fault:
     return Fault(
-        "TooShallow",
+        Failure.TOO_SHALLOW,
         f"'{site.op.text}' needs {site.min_depth} op-stack words, the stack has {depth}",
     )
 
 
 def not_u32(value: int, what: str) -> Fault:
-    return Fault("FailedU32Conversion", f"{what} {value} is not a u32 value")
+    return Fault(Failure.FAILED_U32_CONVERSION, f"{what} {value} is not a u32 value")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from vm import tip5, xfield
 from vm.field import P
 from vm.handlers.common import ONES, U32_LIMIT, Fault, not_u32, too_shallow
+from vm.isa import Failure
 
 # --- memory --------------------------------------------------------------------------------
 
@@ -82,7 +83,7 @@ def _assert_vector(machine, site):
         for index in range(5):
             if stack[-1 - index] != stack[-6 - index]:
                 raise Fault(
-                    "VectorAssertionFailed",
+                    Failure.VECTOR_ASSERTION_FAILED,
                     f"vector assertion failed at index {index}: "
                     f"st{index} = {stack[-1 - index]}, st{index + 5} = {stack[-6 - index]}{suffix}",
                 )
@@ -104,7 +105,7 @@ def _sponge_init(machine, site):
 
 def _require_sponge(machine, name: str) -> tuple:
     if machine.sponge is None:
-        raise Fault("SpongeNotInitialized", f"'{name}' before 'sponge_init'")
+        raise Fault(Failure.SPONGE_NOT_INITIALIZED, f"'{name}' before 'sponge_init'")
     return machine.sponge
 
 
@@ -187,7 +188,7 @@ def _x_invert(machine, site):
     def x_invert():
         element = _top_xfield(stack)
         if element == xfield.ZERO:
-            raise Fault("InverseOfZero", "'x_invert' of 0")
+            raise Fault(Failure.INVERSE_OF_ZERO, "'x_invert' of 0")
         stack[-3:] = reversed(xfield.inverse(element))
         return after
 
@@ -284,7 +285,9 @@ def _merkle(name: str, from_memory: bool):
                 sibling = tuple(ram.get((pointer + offset) % P, 0) for offset in range(5))
                 stack[-8] = (pointer + 5) % P
             elif not digests:
-                raise Fault("EmptySecretDigestInput", f"'{name}' with no secret digest left")
+                raise Fault(
+                    Failure.EMPTY_SECRET_DIGEST_INPUT, f"'{name}' with no secret digest left"
+                )
             else:
                 sibling = tuple(digests.popleft())
             current = tuple(stack[-1:-6:-1])

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from vm.field import P
 from vm.handlers.common import U32_LIMIT, Fault, Halt, not_u32, too_shallow
+from vm.isa import Failure
 
 # --- stack manipulation ------------------------------------------------------------------
 
@@ -43,7 +44,7 @@ def _divine(machine, site):
     def divine():
         if len(secret) < count:
             raise Fault(
-                "EmptySecretInput",
+                Failure.EMPTY_SECRET_INPUT,
                 f"'divine {count}' needs {count} secret words, {len(secret)} left",
             )
         for _ in range(count):
@@ -122,7 +123,9 @@ def _skiz(machine, site):
         if stack.pop():
             return after
         if skip is None:
-            raise Fault("InstructionPointerOverflow", "'skiz' has no next instruction to skip")
+            raise Fault(
+                Failure.INSTRUCTION_POINTER_OVERFLOW, "'skiz' has no next instruction to skip"
+            )
         return skip
 
     return skiz
@@ -139,7 +142,7 @@ def _call(machine, site):
 
 
 def _empty_jump_stack(name: str) -> Fault:
-    return Fault("JumpStackIsEmpty", f"'{name}' with an empty jump stack")
+    return Fault(Failure.JUMP_STACK_IS_EMPTY, f"'{name}' with an empty jump stack")
 
 
 def _return(machine, site):
@@ -191,7 +194,7 @@ def _assert(machine, site):
             raise too_shallow(site, len(stack))
         if stack[-1] != 1:
             raise Fault(
-                "AssertionFailed", f"assertion failed: st0 = {stack[-1]}, expected 1{suffix}"
+                Failure.ASSERTION_FAILED, f"assertion failed: st0 = {stack[-1]}, expected 1{suffix}"
             )
         stack.pop()
         return after
@@ -243,7 +246,7 @@ def _invert(machine, site):
 
     def invert():
         if stack[-1] == 0:
-            raise Fault("InverseOfZero", "'invert' of 0")
+            raise Fault(Failure.INVERSE_OF_ZERO, "'invert' of 0")
         stack[-1] = pow(stack[-1], P - 2, P)
         return after
 
@@ -323,7 +326,7 @@ def _log_2_floor(machine, site):
         if value >= U32_LIMIT:
             raise not_u32(value, "'log_2_floor' operand")
         if value == 0:
-            raise Fault("LogarithmOfZero", "'log_2_floor' of 0")
+            raise Fault(Failure.LOGARITHM_OF_ZERO, "'log_2_floor' of 0")
         stack[-1] = value.bit_length() - 1
         entries.add(("log2", value, 0))
         return after
@@ -363,7 +366,7 @@ def _div_mod(machine, site):
         if denominator >= U32_LIMIT:
             raise not_u32(denominator, "'div_mod' denominator st1 =")
         if denominator == 0:
-            raise Fault("DivisionByZero", "'div_mod' by 0")
+            raise Fault(Failure.DIVISION_BY_ZERO, "'div_mod' by 0")
         quotient, remainder = divmod(numerator, denominator)
         stack[-2], stack[-1] = quotient, remainder
         entries.add(("lt", remainder, denominator))
@@ -401,7 +404,7 @@ def _read_io(machine, site):
     def read_io():
         if len(public) < count:
             raise Fault(
-                "EmptyPublicInput",
+                Failure.EMPTY_PUBLIC_INPUT,
                 f"'read_io {count}' needs {count} public words, {len(public)} left",
             )
         for _ in range(count):

@@ -2,9 +2,9 @@
 
 Input: an assembled `Program`; output: `BlockMap`, the straight-line blocks
 the code generator compiles and the runtime counts.  A block starts at address
-0, at a `call` target, after a control-flow instruction (`TERMINATORS`) and at
-`skiz`'s skip address; it ends at a control-flow instruction or where the next
-block starts.  The JIT counts executions per block, not per address: every
+0, at a `call` target, after a control instruction (`Flow.ends_block` in
+`vm.isa`) and at `skiz`'s skip address; it ends at a control instruction or
+where the next block starts.  The JIT counts executions per block, not per address: every
 instruction of a block runs as often as the block is entered, except in the
 block where a run stops.
 
@@ -25,29 +25,29 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from functools import cached_property
 
+from vm.isa import OP_STACK_MINIMUM, Flow
 from vm.tasm import Op, Program
 
-MINIMUM_DEPTH = 16  # the op stack always holds 16 words (tasm.md §6)
-TERMINATORS = frozenset({"halt", "skiz", "call", "return", "recurse", "recurse_or_return"})
-U32_ENTRIES = {"div_mod": 2}  # u32 entries per execution; 1 for every other u32 instruction
+MINIMUM_DEPTH = OP_STACK_MINIMUM  # the op stack always holds 16 words (tasm.md §6)
 
 
 def required_depth(op: Op) -> int:
     """The op-stack length this instruction needs before it runs (tasm.md §7)."""
-    return MINIMUM_DEPTH - min(0, op.instruction.stack_delta(op.argument))
+    return op.instruction.minimum_depth(op.argument)
 
 
 def u32_entries(op: Op) -> int:
-    return U32_ENTRIES.get(op.instruction.name, 1) if op.instruction.u32 else 0
+    """u32 entries one execution records (div_mod records two)."""
+    return len(op.instruction.u32_entries)
 
 
 def permutations(op: Op) -> int:
-    """Tip5 permutations per execution: every 6 hash-table rows are one (tasm.md §9.6)."""
-    return op.instruction.hash_rows // 6
+    """Tip5 permutations per execution."""
+    return op.instruction.permutations
 
 
 def outputs(op: Op) -> int:
-    return op.argument if op.instruction.name == "write_io" else 0
+    return op.instruction.public_output.at(op.argument)
 
 
 @dataclass(frozen=True)
@@ -87,7 +87,7 @@ def _instruction_guard(op: Op) -> Guard:
         steps=1,
         need=required_depth(op),
         growth=max(0, delta),
-        calls=int(op.instruction.name == "call"),
+        calls=int(op.instruction.flow is Flow.CALL),
         ram_accesses=op.instruction.ram_accesses(op.argument),
         outputs=outputs(op),
         u32_entries=u32_entries(op),
@@ -147,7 +147,8 @@ class BlockMap:
 
     @cached_property
     def _calls(self) -> list[int]:
-        return [i for i, op in enumerate(self.program.ops) if op.instruction.name == "call"]
+        ops = self.program.ops
+        return [index for index, op in enumerate(ops) if op.instruction.flow is Flow.CALL]
 
     @cached_property
     def checkpoints(self) -> frozenset[int]:
@@ -199,23 +200,23 @@ def leaders(program: Program) -> set[int]:
     starts = {0} if program.ops else set()
     index_of = program.op_index
     for index, op in enumerate(program.ops):
-        name = op.instruction.name
-        if name == "call" and op.argument in index_of:  # a label at L is no instruction
+        flow = op.instruction.flow
+        if flow is Flow.CALL and op.argument in index_of:  # a label at L is no instruction
             starts.add(index_of[op.argument])
-        if name in TERMINATORS and index + 1 < len(program.ops):
+        if flow.ends_block and index + 1 < len(program.ops):
             starts.add(index + 1)
-        if name == "skiz" and index + 2 < len(program.ops):
+        if flow is Flow.SKIZ and index + 2 < len(program.ops):
             starts.add(index + 2)
     return starts
 
 
 def _successors(program: Program, last: int) -> tuple[int, ...]:
     """Forward successors of the block ending with op `last`."""
-    name = program.ops[last].instruction.name
-    if name == "skiz":
+    flow = program.ops[last].instruction.flow
+    if flow is Flow.SKIZ:
         skip = skip_target(program, last)
         return (following(program, last),) + (() if skip is None else (skip,))
-    if name in TERMINATORS:
+    if flow.ends_block:
         return ()
     return (following(program, last),)
 

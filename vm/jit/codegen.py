@@ -31,11 +31,11 @@ from __future__ import annotations
 from llvmlite import ir
 
 from vm.field import P
+from vm.isa import Failure
 from vm.jit import arith, helpers
 from vm.jit.arith import I32, I64, I64_POINTER, constant
 from vm.jit.blocks import (
     MINIMUM_DEPTH,
-    TERMINATORS,
     Block,
     BlockMap,
     Guard,
@@ -403,7 +403,7 @@ class Context:
         for index, address in zip(block.op_indices, block.addresses):
             self.op, self.address = self.program.ops[index], address
             emitters[self.op.instruction.name](self, self.op)
-        if self.op.instruction.name not in TERMINATORS:
+        if not self.op.instruction.flow.ends_block:
             self.goto(self.following())
 
     def emit_overflow(self) -> None:
@@ -413,7 +413,7 @@ class Context:
         self._start_block(length)
         if length in self.blocks.call_targets or length in self.blocks.call_returns:
             self._guard(length, Guard(steps=1))
-        self._leave(Status.FAILED, length, ERROR_KINDS.index("InstructionPointerOverflow"))
+        self._leave(Status.FAILED, length, ERROR_KINDS.index(Failure.INSTRUCTION_POINTER_OVERFLOW))
 
     def emit_dispatch(self) -> None:
         builder = self.builder

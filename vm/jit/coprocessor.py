@@ -7,6 +7,7 @@ The counterpart of `vm.handlers.coprocessor`, with the conventions of
 
 from __future__ import annotations
 
+from vm.isa import Failure
 from vm.jit import arith
 from vm.jit.arith import constant
 from vm.jit.layout import DIGEST_WORDS, Control
@@ -50,13 +51,15 @@ def _assert_vector(context, op):
     any_differ = differ[0]
     for other in differ[1:]:
         any_differ = builder.or_(any_differ, other)
-    context.fail_if(any_differ, "VectorAssertionFailed")
+    context.fail_if(any_differ, Failure.VECTOR_ASSERTION_FAILED)
     context.pop(5)
 
 
 def _require_sponge(context):
     ready = context.register(Control.SPONGE_READY)
-    context.fail_if(context.builder.icmp_unsigned("==", ready, constant(0)), "SpongeNotInitialized")
+    context.fail_if(
+        context.builder.icmp_unsigned("==", ready, constant(0)), Failure.SPONGE_NOT_INITIALIZED
+    )
 
 
 def _sponge_capacity(context):
@@ -124,7 +127,7 @@ def _x_invert(context, op):
     element = _x_element(context, 0)
     builder = context.builder
     any_set = builder.or_(builder.or_(element[0], element[1]), element[2])
-    context.fail_if(builder.icmp_unsigned("==", any_set, constant(0)), "InverseOfZero")
+    context.fail_if(builder.icmp_unsigned("==", any_set, constant(0)), Failure.INVERSE_OF_ZERO)
     _set_x_element(context, 0, context.x_inverse(element))
 
 
@@ -184,7 +187,7 @@ def _merkle_step(from_memory: bool):
     def emit(context, op):
         builder = context.builder
         node_index = context.value(5)
-        checks = [context.not_u32(node_index), "FailedU32Conversion"]
+        checks = [context.not_u32(node_index), Failure.FAILED_U32_CONVERSION]
         if from_memory:
             context.fail_if(*checks)
             pointer = context.value(7)
@@ -193,7 +196,7 @@ def _merkle_step(from_memory: bool):
         else:
             position = context.register(Control.DIGEST_POSITION)
             exhausted = builder.icmp_signed(">=", position, context.read_only(Control.DIGEST_COUNT))
-            context.fail_if(*checks, exhausted, "EmptySecretDigestInput")
+            context.fail_if(*checks, exhausted, Failure.EMPTY_SECRET_DIGEST_INPUT)
             start = builder.mul(position, constant(DIGEST_WORDS))
             sibling = [context.load("digests", context.add(start, k)) for k in range(DIGEST_WORDS)]
             context.set_register(Control.DIGEST_POSITION, context.add(position, 1))

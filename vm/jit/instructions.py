@@ -17,6 +17,7 @@ exactly.  The stack is read and written through `context.value(i)` /
 from __future__ import annotations
 
 from vm.field import P
+from vm.isa import Failure
 from vm.jit import arith
 from vm.jit.arith import I64, constant
 from vm.jit.layout import Control
@@ -93,7 +94,7 @@ def _skiz(context, op):
     is_zero = context.builder.icmp_unsigned("==", top, constant(0))
     skip = context.skip_target()
     if skip is None:  # skiz on 0 as the last instruction fails (vm.handlers.core._skiz)
-        context.fail_if(is_zero, "InstructionPointerOverflow")
+        context.fail_if(is_zero, Failure.INSTRUCTION_POINTER_OVERFLOW)
         context.pop()
         context.goto(context.following())
         return
@@ -114,7 +115,7 @@ def _jump_stack_top(context):
     """The jump-stack length, after failing with JumpStackIsEmpty if it is 0."""
     length = context.register(Control.JUMP_LENGTH)
     empty = context.builder.icmp_unsigned("==", length, constant(0))
-    context.fail_if(empty, "JumpStackIsEmpty")
+    context.fail_if(empty, Failure.JUMP_STACK_IS_EMPTY)
     return length
 
 
@@ -154,7 +155,7 @@ def _recurse_or_return(context, op):
 
 def _assert(context, op):
     not_one = context.builder.icmp_unsigned("!=", context.value(0), constant(1))
-    context.fail_if(not_one, "AssertionFailed")
+    context.fail_if(not_one, Failure.ASSERTION_FAILED)
     context.pop()
 
 
@@ -176,7 +177,9 @@ def _addi(context, op):
 
 def _invert(context, op):
     value = context.value(0)
-    context.fail_if(context.builder.icmp_unsigned("==", value, constant(0)), "InverseOfZero")
+    context.fail_if(
+        context.builder.icmp_unsigned("==", value, constant(0)), Failure.INVERSE_OF_ZERO
+    )
     context.set(0, context.field_power(value, constant(P - 2)))
 
 
@@ -202,7 +205,7 @@ def _binary_u32(kind: str, compute):
     def emit(context, op):
         top, below = context.value(0), context.value(1)
         either = context.builder.or_(context.not_u32(top), context.not_u32(below))
-        context.fail_if(either, "FailedU32Conversion")
+        context.fail_if(either, Failure.FAILED_U32_CONVERSION)
         context.pop()
         context.set(0, compute(context.builder, top, below))
         context.log_u32(kind, top, below)
@@ -217,7 +220,9 @@ def _less_than(builder, top, below):
 def _log_2_floor(context, op):
     value = context.value(0)
     zero = context.builder.icmp_unsigned("==", value, constant(0))
-    context.fail_if(context.not_u32(value), "FailedU32Conversion", zero, "LogarithmOfZero")
+    context.fail_if(
+        context.not_u32(value), Failure.FAILED_U32_CONVERSION, zero, Failure.LOGARITHM_OF_ZERO
+    )
     leading = context.builder.ctlz(value, arith.I1(1))
     context.set(0, context.builder.sub(constant(63), leading))
     context.log_u32("log2", value, constant(0))
@@ -225,7 +230,7 @@ def _log_2_floor(context, op):
 
 def _pow(context, op):
     base, exponent = context.value(0), context.value(1)
-    context.fail_if(context.not_u32(exponent), "FailedU32Conversion")
+    context.fail_if(context.not_u32(exponent), Failure.FAILED_U32_CONVERSION)
     context.pop()
     context.set(0, context.field_power(base, exponent))
     context.log_u32("pow", base, exponent)
@@ -235,7 +240,7 @@ def _div_mod(context, op):
     numerator, denominator = context.value(0), context.value(1)
     not_u32 = context.builder.or_(context.not_u32(numerator), context.not_u32(denominator))
     zero = context.builder.icmp_unsigned("==", denominator, constant(0))
-    context.fail_if(not_u32, "FailedU32Conversion", zero, "DivisionByZero")
+    context.fail_if(not_u32, Failure.FAILED_U32_CONVERSION, zero, Failure.DIVISION_BY_ZERO)
     quotient = context.builder.udiv(numerator, denominator)
     remainder = context.builder.urem(numerator, denominator)
     context.set(1, quotient)
@@ -246,7 +251,7 @@ def _div_mod(context, op):
 
 def _pop_count(context, op):
     value = context.value(0)
-    context.fail_if(context.not_u32(value), "FailedU32Conversion")
+    context.fail_if(context.not_u32(value), Failure.FAILED_U32_CONVERSION)
     context.set(0, context.builder.ctpop(value))
     context.log_u32("popcount", value, constant(0))
 
@@ -265,7 +270,9 @@ def _write_io(context, op):
 EMITTERS = {
     "push": _push,
     "pop": _pop,
-    "divine": _stream(Control.SECRET_POSITION, Control.SECRET_LENGTH, "secret", "EmptySecretInput"),
+    "divine": _stream(
+        Control.SECRET_POSITION, Control.SECRET_LENGTH, "secret", Failure.EMPTY_SECRET_INPUT
+    ),
     "pick": _pick,
     "place": _place,
     "dup": _dup,
@@ -292,7 +299,7 @@ EMITTERS = {
     "div_mod": _div_mod,
     "pop_count": _pop_count,
     "read_io": _stream(
-        Control.PUBLIC_POSITION, Control.PUBLIC_LENGTH, "public", "EmptyPublicInput"
+        Control.PUBLIC_POSITION, Control.PUBLIC_LENGTH, "public", Failure.EMPTY_PUBLIC_INPUT
     ),
     "write_io": _write_io,
 }

@@ -1,0 +1,409 @@
+"""`tri cost`: run a program, or each public function of a module, and show what it costs.
+
+Exact figures first (optimizer.md §3): the nine table heights of the run, the padded
+height and the slack before it doubles; for `.tri` source, per function, the rows its
+instructions added on this run; with `--blocks`, the blocks that dominate the tallest
+table, by `vm.attribution` (visits times each block's static vector, which with the
+program table and the attestation rows reproduce the measured heights exactly).
+
+A module (no `main`) has no inputs of its own: each public function runs on the bench
+cases of `tri bench` (`compiler.cost_runs`), and the report is per function.
+
+RC's estimate of tir.md §7 (`compiler/tir/cost.py`) is shown only with `--estimate`,
+after the exact figures and labelled: it is computed from the source, not the code (a
+builtin costs its table entry whatever it lowers to, `sponge_absorb_mem` 1 cycle for 7
+instructions; the stack manager's moves, the branch and loop shapes and the peephole are
+not seen; every loop runs to its bound), so it is an estimate of RC's compiler, not of
+this program.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import sys
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from tri import api
+from tri.commands.build import compile_source
+from tri.commands.common import EXIT_FAILED, EXIT_OK, UsageError, load_tasm, positive
+from tri.commands.run import add_run_options, run_inputs
+from vm.attribution import (
+    ATTRIBUTED,
+    EXECUTED,
+    WHOLE_RUN,
+    Attribution,
+    BlockCost,
+    attribute,
+    combine,
+    ranking,
+    share,
+    tallest_attributable,
+)
+from vm.jit import JitUnavailable
+from vm.tables import REPORT_ORDER, Heights
+
+DEFAULT_CASES = 8
+ROWS = ("processor", "op_stack", "ram", "hash")  # the per-function columns
+
+
+def register(commands) -> None:
+    cost = commands.add_parser(
+        "cost", help="run a program and show its table heights and where they come from"
+    )
+    add_run_options(cost)
+    cost.add_argument(
+        "--blocks",
+        action="store_true",
+        help="show the blocks that dominate the tallest table, with their function and share",
+    )
+    cost.add_argument(
+        "--top", type=positive, default=10, metavar="N", help="blocks shown by --blocks (10)"
+    )
+    cost.add_argument(
+        "--cases",
+        type=positive,
+        metavar="N",
+        help=f"a module: bench cases per public function (default {DEFAULT_CASES})",
+    )
+    cost.add_argument(
+        "--estimate",
+        action="store_true",
+        help="also show RC's static estimate from the source (tir.md §7), which is not exact",
+    )
+    cost.set_defaults(handler=command_cost)
+
+
+def command_cost(arguments) -> int:
+    if arguments.reference:
+        raise UsageError("error: tri cost measures a VM run; the reference evaluator has no tables")
+    compiled = checked = None
+    if arguments.program.endswith(".tri"):
+        optimize = not arguments.no_opt
+        checked, compiled = compile_source(arguments.program, arguments, optimize, arguments.isa)
+        if checked.entry is None:
+            return module_cost(arguments, checked, compiled)
+        program = compiled.program
+    else:
+        if arguments.estimate:
+            raise UsageError("error: --estimate needs .tri source (it is computed from the AST)")
+        program = load_tasm(arguments.program, arguments.isa)
+    if arguments.cases is not None:
+        raise UsageError("error: --cases applies to a module; a program runs on its inputs")
+    try:
+        record = api.run(program, run_inputs(arguments), arguments.max_steps, arguments.engine)
+    except JitUnavailable as error:
+        raise UsageError(f"error: --engine jit: {error}") from None
+    result = api.result_of(record)
+    attribution = checked_attribution(attribute(record))
+    owners = label_owners(compiled) if compiled is not None else {}
+    if arguments.json:
+        print(json.dumps(program_report(arguments, result, attribution, owners, checked)))
+    else:
+        print_program_report(arguments, result, attribution, owners, checked)
+    return EXIT_OK if result.error is None else EXIT_FAILED
+
+
+def checked_attribution(attribution: Attribution) -> Attribution:
+    if attribution.mismatches():
+        raise RuntimeError(
+            f"internal error: the blocks do not reproduce the heights: {attribution.mismatches()}"
+            "; please report this"
+        )
+    return attribution
+
+
+def label_owners(compiled) -> dict[str, str]:
+    """Each label of the linked text -> the function (linked label) whose code it starts."""
+    from compiler.lower.asm import Label
+    from compiler.lower.link import linked_label
+
+    owners = {}
+    for function in compiled.asm.functions:
+        for item in function.items:
+            if isinstance(item, Label):
+                owners[linked_label(item.name, compiled.module)] = linked_label(
+                    function.label, compiled.module
+                )
+    return owners
+
+
+def owner_of(entry: BlockCost, owners: dict[str, str]) -> str:
+    label = entry.block.label
+    return owners.get(label, label or "")
+
+
+# --- the report of one program run -------------------------------------------------------------
+
+
+def slack(heights: Heights) -> int:
+    return heights.padded_height - heights.maximum
+
+
+def function_rows(attribution: Attribution, owners: dict[str, str]) -> list[dict]:
+    """Per function (in program order): calls, the rows its blocks added, its words."""
+    rows: dict[str, dict] = {}
+    for entry in attribution.blocks:
+        name = owners.get(entry.block.label) if entry.block.label else None
+        if name is None:
+            continue  # the entry stub
+        row = rows.setdefault(
+            name, {"function": name, "calls": 0, "cycles": 0, "rows": dict.fromkeys(ROWS, 0)}
+        )
+        row["words"] = row.get("words", 0) + entry.block.cost.program_words
+        if name in entry.block.labels:
+            row["calls"] = entry.visits
+        for table in ROWS:
+            row["rows"][table] += getattr(entry.contribution, table)
+        row["cycles"] = row["rows"]["processor"]
+    return list(rows.values())
+
+
+def block_entries(entries: list[BlockCost], table: str, owners: dict[str, str]) -> list[dict]:
+    """The executed blocks, the largest share of `table` first, as JSON rows."""
+    return [
+        {
+            "block": entry.block.name,
+            "function": owner_of(entry, owners),
+            "start": entry.block.start,
+            "visits": entry.visits,
+            "instructions": len(entry.block.op_indices),
+            "words": entry.block.cost.program_words,
+            "static": entry.block.cost.as_dict(),
+            "contribution": entry.contribution.as_dict(),
+            "share": share(entry, table),
+        }
+        for entry in ranking(entries, table)
+    ]
+
+
+def program_report(arguments, result, attribution, owners, checked) -> dict:
+    heights = result.heights
+    report = result.as_json()
+    report.update(dominant=heights.dominant, slack=slack(heights))
+    if checked is not None:
+        report["functions"] = function_rows(attribution, owners)
+    if arguments.blocks:
+        table = tallest_attributable(heights.as_dict())
+        report["blocks"] = {
+            "ranked_by": table,
+            "entries": block_entries(list(attribution.blocks), table, owners),
+            "fixed": attribution.fixed,
+            "whole_run": {name: heights.as_dict()[name] for name in WHOLE_RUN},
+        }
+    if arguments.estimate:
+        report["estimate"] = estimate_report(checked, owners)
+    return report
+
+
+def wide_console(attribution_blocks, owners: dict[str, str]) -> Console:
+    """A console wide enough that no block or function name is cut."""
+    names = [entry.block.name for entry in attribution_blocks] + list(owners.values())
+    longest = max(map(len, names), default=0)
+    return Console(highlight=False, width=max(Console().width, 120, 2 * longest + 70))
+
+
+def print_program_report(arguments, result, attribution, owners, checked) -> None:
+    console = wide_console(attribution.blocks, owners)
+    heights = result.heights
+    table = Table(title=Path(arguments.program).name, title_justify="left")
+    table.add_column("table")
+    table.add_column("height", justify="right")
+    table.add_column("")
+    values = heights.as_dict()
+    for name in REPORT_ORDER:
+        table.add_row(name, str(values[name]), "dominant" if name in heights.dominant else "")
+    console.print(table)
+    exponent = result.padded_height.bit_length() - 1
+    console.print(f"cycles         {result.cycles}")
+    console.print(
+        f"padded height  {result.padded_height} = 2^{exponent}, "
+        f"set by {', '.join(heights.dominant)}"
+    )
+    console.print(f"slack          {slack(heights)} rows before it doubles to 2^{exponent + 1}")
+    if checked is not None:
+        print_functions(console, function_rows(attribution, owners))
+    if arguments.blocks:
+        print_blocks(console, list(attribution.blocks), heights.as_dict(), owners, arguments.top)
+        fixed = attribution.fixed
+        console.print(
+            f"exact: the blocks' rows plus the program table ({fixed['program']}) and the "
+            f"attestation rows of the hash table ({fixed['hash']}) are the measured processor, "
+            "op_stack, ram, jump_stack, hash and program heights; "
+            + ", ".join(f"{name} {values[name]}" for name in WHOLE_RUN)
+            + " are whole-run figures"
+        )
+    if arguments.estimate:
+        print_estimate(console, estimate_report(checked, owners))
+    if result.error is not None:
+        print(f"error: {result.error}", file=sys.stderr)
+
+
+def print_functions(console: Console, rows: list[dict]) -> None:
+    table = Table(
+        title="per function: the rows its instructions added on this run (exact)",
+        title_justify="left",
+    )
+    for column in ("function", "calls", *ROWS, "words"):
+        table.add_column(column, justify="left" if column == "function" else "right")
+    for row in rows:
+        cells = [str(row["rows"][name]) for name in ROWS]
+        table.add_row(row["function"], str(row["calls"]), *cells, str(row["words"]))
+    console.print(table)
+
+
+def print_blocks(console, entries, heights, owners, top: int, candidates=ATTRIBUTED) -> None:
+    """The top blocks by the tallest of the `candidates` tables in `heights`."""
+    table_name = tallest_attributable(heights, candidates)
+    tallest = max(heights, key=lambda name: heights[name])
+    note = ""
+    if tallest not in candidates:
+        note = f"; the tallest, {tallest} ({heights[tallest]}), is a whole-run figure"
+    rows = block_entries(entries, table_name, owners)
+    total = heights[table_name]
+    table = Table(
+        title=f"blocks by {table_name} ({total} rows{note}): the top {min(top, len(rows))} "
+        f"of {len(rows)} executed",
+        title_justify="left",
+    )
+    for column in ("block", "function", "visits", "instructions", table_name, "share", "total"):
+        table.add_column(column, justify="left" if column in ("block", "function") else "right")
+    running = 0
+    for row in rows[:top]:
+        value = row["share"]
+        running += value
+        table.add_row(
+            row["block"],
+            row["function"],
+            str(row["visits"]),
+            str(row["instructions"]),
+            str(value),
+            _percent(value, total),
+            _percent(running, total),
+        )
+    console.print(table)
+
+
+def _percent(part: int, whole: int) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "-"
+
+
+# --- RC's estimate (tir.md §7) -------------------------------------------------------------------
+
+
+def estimate_report(checked, owners: dict[str, str]) -> dict:
+    from compiler.tir.cost import function_costs, program_cost
+
+    cost = program_cost(checked)
+    labels = sorted(set(owners.values()))
+    keys = [label for label in labels if label in checked.instances]
+    functions = {key: value.as_dict() for key, value in function_costs(checked, keys).items()}
+    program = {**cost.as_dict(), "padded_height": cost.padded_height}
+    return {"program": program, "functions": functions}
+
+
+def print_estimate(console: Console, estimate: dict) -> None:
+    program = estimate["program"]
+    console.print(
+        "RC's estimate (tir.md §7, from the source; not exact): "
+        + ", ".join(f"{name} {value}" for name, value in program.items() if name != "padded_height")
+        + f"; padded {program['padded_height']}"
+    )
+    for name, vector in estimate["functions"].items():
+        console.print(f"  {name}: " + ", ".join(f"{key} {value}" for key, value in vector.items()))
+
+
+# --- a module built alone ------------------------------------------------------------------------
+
+
+def module_cost(arguments, checked, compiled) -> int:
+    from compiler.cost_runs import module_runs
+
+    if arguments.input or arguments.secret or arguments.digest or arguments.ram:
+        raise UsageError(
+            f"error: {arguments.program} is a module: its public functions run on their bench "
+            "cases (--cases N), not on --input, --secret, --digest or --ram"
+        )
+    if arguments.estimate:
+        raise UsageError("error: --estimate is for a program (RC's estimate starts at main)")
+    count = arguments.cases or DEFAULT_CASES
+    runs = module_runs(checked, compiled, count, max_steps=arguments.max_steps)
+    owners = label_owners(compiled)
+    attributions = [checked_attribution(attribute(case.run)) for case in runs]
+    functions = module_functions(runs, attributions)
+    report = {"module": checked.project.entry.name, "cases": count, "functions": functions}
+    if arguments.blocks:
+        table = tallest_attributable(executed_totals(attributions), EXECUTED)
+        report["blocks"] = {
+            "ranked_by": table,
+            "entries": block_entries(combine(attributions), table, owners),
+        }
+    if arguments.json:
+        print(json.dumps(report))
+    else:
+        print_module_report(arguments, report, owners, attributions, runs)
+    return EXIT_OK
+
+
+def executed_totals(attributions) -> dict[str, int]:
+    """The rows added per visit, summed over runs (program tables are per program)."""
+    totals = dict.fromkeys(EXECUTED, 0)
+    for attribution in attributions:
+        for name in EXECUTED:
+            totals[name] += attribution.attributed[name]
+    return totals
+
+
+def module_functions(runs, attributions) -> list[dict]:
+    """Per public function: cases run and failed, mean cycles and the largest padded height
+    of the cases that halted, the tables that set it and its slack."""
+    rows: dict[str, dict] = {}
+    for case, attribution in zip(runs, attributions, strict=True):
+        row = rows.setdefault(case.function, {"function": case.function, "cases": 0, "failed": 0})
+        row["cases"] += 1
+        if case.run.error is not None:
+            row["failed"] += 1
+            continue
+        heights = attribution.heights
+        row.setdefault("cycles", []).append(case.run.cycles - 2)  # without `call` and `halt`
+        if heights.maximum > row.get("tallest", -1):  # the case nearest the cliff
+            row.update(tallest=heights.maximum, padded_height=heights.padded_height)
+            row.update(dominant=heights.dominant, slack=slack(heights))
+    for row in rows.values():
+        row.pop("tallest", None)
+        cycles = row.pop("cycles", [])
+        row["mean_cycles"] = round(statistics.mean(cycles), 1) if cycles else None
+    return list(rows.values())
+
+
+def print_module_report(arguments, report, owners, attributions, runs) -> None:
+    console = wide_console(attributions[0].blocks if attributions else (), owners)
+    table = Table(
+        title=f"module {report['module']} built alone: each public function on "
+        f"{report['cases']} bench cases (fixed seed, arguments in range)",
+        title_justify="left",
+    )
+    columns = ("function", "cases", "failed", "mean cycles", "padded height", "set by", "slack")
+    for column in columns:
+        table.add_column(column, justify="left" if column in ("function", "set by") else "right")
+    for row in report["functions"]:
+        table.add_row(
+            row["function"],
+            str(row["cases"]),
+            str(row["failed"]),
+            "-" if row["mean_cycles"] is None else f"{row['mean_cycles']:.1f}",
+            str(row.get("padded_height", "-")),
+            ", ".join(row.get("dominant", ())),
+            str(row.get("slack", "-")),
+        )
+    console.print(table)
+    if arguments.blocks:
+        totals = executed_totals(attributions)
+        print_blocks(console, combine(attributions), totals, owners, arguments.top, EXECUTED)
+        console.print(
+            f"summed over all {len(runs)} runs; each run's blocks plus its fixed parts are its "
+            "measured heights exactly"
+        )
