@@ -43,6 +43,13 @@ def is_garbage(slot) -> bool:
     return slot is None or slot[0].kind == "dead"
 
 
+def _ram_order(key) -> tuple:
+    """Elements in RAM by address: the same order on every run (sets of keys hash by
+    identity, so their iteration order changes from run to run)."""
+    value, index = key
+    return (-1 if value.ram is None else value.ram, index)
+
+
 def _ghost_key(slot):
     return (slot[0].ghost, slot[1])
 
@@ -79,7 +86,7 @@ class Value:
         return self._ghost
 
     def __repr__(self) -> str:
-        return f"{self.name}#{id(self) % 1000}"
+        return f"{self.name}:{self.kind}"
 
 
 @dataclass
@@ -162,7 +169,7 @@ class Stack:
         for slot in self.slots:
             if not is_garbage(slot):
                 seen.setdefault(slot[0], None)
-        for key in self.in_ram:
+        for key in sorted(self.in_ram, key=_ram_order):  # a set: give it a fixed order
             seen.setdefault(key[0], None)
         return list(seen)
 
@@ -461,9 +468,11 @@ class Stack:
                 self.pick(self.depth_of(offender))
                 self.pop(1)
                 continue
+            # in slot order, not a set's (Values hash by identity, so a set's order changes
+            # from run to run): `max` keeps the first, the deepest, of equally good ones
             candidates = [
                 v
-                for v in {s[0] for s in self.slots[offender:] if not is_garbage(s)}
+                for v in dict.fromkeys(s[0] for s in self.slots[offender:] if not is_garbage(s))
                 if v.kind != "temp" and v not in protect
             ]
             if not candidates:
