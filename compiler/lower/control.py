@@ -28,7 +28,7 @@ from vm.field import P
 
 def lower(program: Program, lowerer: BlockLowerer = CLASSICAL) -> AsmProgram:
     functions = [_FunctionLowering(f.label, lowerer).run(f.body) for f in program.functions]
-    return AsmProgram(functions, program.entry)
+    return AsmProgram(functions, program.entry, program.name)
 
 
 class _FunctionLowering:

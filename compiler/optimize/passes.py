@@ -58,7 +58,7 @@ def optimize_ops(ops, rules=TIR_RULES) -> list:
 
 def optimize_tasm(program: AsmProgram, rules=TASM_RULES) -> AsmProgram:
     functions = [AsmFunction(f.label, optimize_items(f.items, rules)) for f in program.functions]
-    return AsmProgram(functions, program.entry)
+    return AsmProgram(functions, program.entry, program.name)
 
 
 def optimize_items(items, rules=TASM_RULES) -> list:
