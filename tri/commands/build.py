@@ -88,12 +88,18 @@ def dump_printer(text: str | None, level: int):
     return dump
 
 
-def command_build(arguments) -> int:
-    dump = dump_printer(arguments.dump, arguments.level)
+def build_output(arguments, dump=None) -> str:
+    """What `tri build` prints or writes (the --emit text), from its parsed arguments; the
+    golden files (tests/golden_tasm.py) are made by this function too."""
     _, compiled = compile_source(
         arguments.program, arguments, arguments.level, arguments.isa, dump
     )
-    text = compiled.emit(arguments.emit)
+    return compiled.emit(arguments.emit)
+
+
+def command_build(arguments) -> int:
+    dump = dump_printer(arguments.dump, arguments.level)
+    text = build_output(arguments, dump)
     if arguments.output:
         try:
             Path(arguments.output).write_text(text, encoding="utf-8")
