@@ -209,10 +209,14 @@ def test_the_pipeline_runs_its_steps_in_order():
     assert names == ["ast", "checked", "tir", "tir-opt", "tasm-lowered", "tasm-opt", "tasm"]
     assert [step.level for step in STEPS] == [0, 0, 0, 1, 0, 1, 0]
     seen = []
+
+    def dump(*step):
+        seen.append(step)
+
     path = DEFAULT_LIBRARY / "math" / "arith.tri"
     for level in LEVELS:
-        checked = check_source(path, Options(level=level), lambda *seen_step: seen.append(seen_step))
-        compiled = compile_program(checked, level, dump=lambda *step: seen.append(step))
+        checked = check_source(path, Options(level=level), dump)
+        compiled = compile_program(checked, level, dump=dump)
         assert [name for name, _, _ in seen] == names
         assert [ran for _, _, ran in seen] == [level >= step.level for step in STEPS]
         assert seen[-1][1] == compiled.text

@@ -20,7 +20,7 @@ body (language.md §12 C10).  Shapes (labels `<function>__then__N`, ...):
 from __future__ import annotations
 
 from compiler.lower.asm import CONTROL, AsmFunction, AsmProgram, Instr, Label
-from compiler.lower.blocks import BlockLowerer, is_straight, make_block
+from compiler.lower.blocks import BlockLowerer, has_ops, is_straight, make_block
 from compiler.lower.classical import CLASSICAL
 from compiler.tir.ops import Asm, Call, Comment, IfElse, IfOnly, Loop, Op, Program, ProofBlock
 from vm.field import P
@@ -64,7 +64,7 @@ class _FunctionLowering:
         return items
 
     def block(self, run: list) -> list:
-        if not run:
+        if not has_ops(run):
             return []
         return self.lowerer.lower_block(make_block(run))
 
