@@ -134,8 +134,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3, help="build-time runs (best is kept)")
     parser.add_argument("--no-write", action="store_true", help="print only")
     arguments = parser.parse_args()
-    optimized = bench.bench(BENCHES, optimize=True, count=arguments.cases)
-    plain = bench.bench(BENCHES, optimize=False, count=arguments.cases)
+    optimized = bench.bench(BENCHES, level=1, count=arguments.cases)
+    plain = bench.bench(BENCHES, level=0, count=arguments.cases)
     text = section(optimized, plain, build_times(arguments.repeat), arguments.repeat)
     print(text)
     if not arguments.no_write:

@@ -38,6 +38,7 @@ from compiler.check.resolve import Resolver, load_project
 from compiler.check.symbols import mangle
 from compiler.check.types import width
 from compiler.diagnostics import CompileError, render_files
+from compiler.levels import DEFAULT_LEVEL
 from compiler.pipeline import compile_program
 from vm import interp, tables, tasm
 
@@ -284,16 +285,14 @@ class BenchError(Exception):
 DEBUG = frozenset({"debug"})  # the default #[cfg] flags (language.md §4.1)
 
 
-def load_module(
-    name: str, path: Path, modules, directory: Path, resolver, optimize: bool, flags=DEBUG
-):
+def load_module(name: str, path: Path, modules, directory: Path, resolver, level: int, flags=DEBUG):
     """Check and compile the module of a baseline; split both texts into functions."""
     source = resolver.locate(name, Path(directory).resolve())
     if source is None:
         raise BenchError(f"error: {path}: no source for module '{name}'")
     try:
         checked = check(load_project(source, resolver), flags)
-        compiled = compile_program(checked, optimize=optimize)
+        compiled = compile_program(checked, level)
     except CompileError as failure:
         raise BenchError(render_files(failure.diagnostics)) from None
     if checked.errors:
@@ -369,7 +368,7 @@ def agree(first: Outcome, second: Outcome) -> bool:
 
 def bench(
     directory: Path,
-    optimize: bool = True,
+    level: int = DEFAULT_LEVEL,
     count: int = 8,
     seed: int = 0,
     resolver: Resolver | None = None,
@@ -381,7 +380,7 @@ def bench(
     modules = baseline_files(Path(directory))
     rows = []
     for name, path in modules.items():
-        module = load_module(name, path, modules, directory, resolver, optimize, flags)
+        module = load_module(name, path, modules, directory, resolver, level, flags)
         for function in module.functions:
             rows.append(measure_function(module, function, count, seed))
     return rows
@@ -422,12 +421,13 @@ def medians(rows: list[Row]) -> dict[str, float | None]:
     return result
 
 
-def report(rows: list[Row], optimize: bool, directory: Path) -> dict:
-    """The JSON object `tri bench --json` prints."""
+def report(rows: list[Row], level: int, directory: Path) -> dict:
+    """The JSON object `tri bench --json` prints (`optimize`: whether any peephole ran)."""
     modules = module_rows(rows)
     return {
         "directory": str(directory),
-        "optimize": optimize,
+        "level": level,
+        "optimize": level > 0,
         "functions": [row.as_json() for row in rows],
         "modules": [row.as_json() for row in modules],
         "medians": {"functions": medians(rows), "modules": medians(modules)},

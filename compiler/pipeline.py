@@ -1,19 +1,33 @@
-"""The back end as one function of named steps: checked program -> `Compiled`.
+"""The compiler as one list of named steps: a source file -> `Compiled`.
 
-    build_tir      checked AST -> TIR (compiler.tir.builder)
-    optimize_tir   peephole rules over TIR (compiler.optimize)
-    lower          TIR -> TASM, block by block (compiler.lower.control + a BlockLowerer)
-    optimize_tasm  peephole rules over TASM
-    link           entry stub, labels, one text (compiler.lower.link); assembled by vm.tasm
+    step          what it does                                              runs at
+    ast           read and parse the file and every module it uses          every level
+    checked       resolve names, check types, instantiate (compiler.check)  every level
+    tir           checked program -> TIR (compiler.tir.builder)             every level
+    tir-opt       inline tiny functions, TIR peephole rules                 -O1
+    tasm-lowered  TIR -> TASM, block by block (compiler.lower.control and
+                  a BlockLowerer), before any peephole                      every level
+    tasm-opt      TASM peephole rules                                       -O1
+    tasm          entry stub, labels, one text (compiler.lower.link)        every level
 
-Each step's name is also a dump key: `tri build --emit tir` prints the TIR
-after `optimize_tir`, `--emit tasm` the linked text.
+`STEPS` is that table and `run_steps` the loop that runs it: each step's name is also its
+dump key (`tri build --dump tir,tasm`), and a step above the requested level passes its
+input on unchanged.  `FRONT_END` (`ast`, `checked`) goes from a path to a `Checked`
+program (`check_source`); `BACK_END` from a `Checked` program to the linked text
+(`compile_program`, which also assembles it).  The levels are compiler.levels.LEVELS
+(optimizer.md §1).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
 
+from compiler import dumps
+from compiler.check.checker import check
+from compiler.check.resolve import Resolver, load_project
+from compiler.levels import DEFAULT_LEVEL, LEVELS
 from compiler.lower.asm import AsmProgram
 from compiler.lower.blocks import BlockLowerer
 from compiler.lower.classical import CLASSICAL
@@ -25,32 +39,94 @@ from compiler.tir.ops import Program as TirProgram
 from compiler.tir.printer import print_program
 from vm import tasm
 
-STEPS = ("build_tir", "optimize_tir", "lower", "optimize_tasm", "link")
-EMIT = ("tir", "tasm")
+EMIT = ("tir", "tasm")  # `--emit tir` is the output of `tir-opt`, `--emit tasm` that of `tasm`
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the steps run with."""
+
+    level: int = DEFAULT_LEVEL
+    lowerer: BlockLowerer = CLASSICAL
+    resolver: Resolver = field(default_factory=Resolver)
+    flags: frozenset[str] = frozenset({"debug"})
+
+
+@dataclass(frozen=True)
+class Step:
+    name: str  # also its dump key
+    run: Callable  # (input, Options) -> output
+    level: int  # the lowest level that runs it
+    show: Callable  # output -> its dump text
+
+
+def _parse(path, options: Options):
+    return load_project(Path(path), options.resolver)
+
+
+FRONT_END = (
+    Step("ast", _parse, 0, dumps.project_text),
+    Step("checked", lambda project, options: check(project, options.flags), 0, dumps.checked_text),
+)
+BACK_END = (
+    Step("tir", lambda checked, options: build_tir(checked), 0, print_program),
+    Step("tir-opt", lambda tir, options: optimize_tir(tir), 1, print_program),
+    Step("tasm-lowered", lambda tir, options: lower(tir, options.lowerer), 0, dumps.asm_text),
+    Step("tasm-opt", lambda asm, options: optimize_tasm(asm), 1, dumps.asm_text),
+    Step("tasm", lambda asm, options: link(asm, asm.name or None), 0, str),
+)
+STEPS = FRONT_END + BACK_END
+STEP_NAMES = tuple(step.name for step in STEPS)
+
+# dump(step name, its text, whether it ran at this level): called after each step
+Dump = Callable[[str, str, bool], None]
+
+
+def run_steps(steps, value, options: Options, dump: Dump | None = None) -> dict:
+    """Run `steps` in order from `value`; every step's output, by name."""
+    outputs = {}
+    for step in steps:
+        ran = options.level >= step.level
+        if ran:
+            value = step.run(value, options)
+        outputs[step.name] = value
+        if dump is not None:
+            dump(step.name, step.show(value), ran)
+    return outputs
+
+
+def check_source(path, options: Options = Options(), dump: Dump | None = None):
+    """The front end: a .tri file (and every module it uses) -> `Checked`.  Raises
+    `CompileError` with every diagnostic when there is an error."""
+    return run_steps(FRONT_END, path, options, dump)["checked"]
 
 
 @dataclass
 class Compiled:
-    tir: TirProgram  # after optimize_tir
-    asm: AsmProgram  # after optimize_tasm
+    tir: TirProgram  # after tir-opt
+    asm: AsmProgram  # after tasm-opt
     text: str  # the linked TASM
     program: tasm.Program  # the text, assembled
     module: str | None  # the module name of a module-alone build
+    level: int = DEFAULT_LEVEL
 
     def emit(self, what: str) -> str:
         return print_program(self.tir) if what == "tir" else self.text
 
 
 def compile_program(
-    checked, optimize: bool = True, lowerer: BlockLowerer = CLASSICAL, isa: str = "rel"
+    checked,
+    level: int = DEFAULT_LEVEL,
+    lowerer: BlockLowerer = CLASSICAL,
+    isa: str = "rel",
+    dump: Dump | None = None,
 ) -> Compiled:
-    """Compile a checked program (or a module alone: its public functions)."""
+    """The back end: a checked program (or a module alone: its public functions) at
+    `level` -> `Compiled`."""
+    if level not in LEVELS:
+        raise ValueError(f"no optimization level {level}; the levels are {sorted(LEVELS)}")
+    outputs = run_steps(BACK_END, checked, Options(level, lowerer), dump)
+    text = outputs["tasm"]
     module = None if checked.entry is not None else checked.project.entry.name
-    tir = build_tir(checked)
-    if optimize:
-        tir = optimize_tir(tir)
-    asm = lower(tir, lowerer)
-    if optimize:
-        asm = optimize_tasm(asm)
-    text = link(asm, module)
-    return Compiled(tir, asm, text, tasm.parse(text, isa), module)
+    program = tasm.parse(text, isa)
+    return Compiled(outputs["tir-opt"], outputs["tasm-opt"], text, program, module, level)

@@ -13,6 +13,7 @@ from pathlib import Path
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
+from compiler.levels import LEVELS
 from compiler.lower.asm import CONTROL, Label
 from compiler.pipeline import compile_program
 from vm.isa import instruction_set
@@ -30,8 +31,8 @@ def corpus_blocks() -> tuple[tuple[str, tuple[Op, ...]], ...]:
     found: dict[tuple, str] = {}
     for path in SOURCES:
         checked = check(load_project(path))
-        for optimize in (True, False):
-            for function in compile_program(checked, optimize=optimize).asm.functions:
+        for level in LEVELS:
+            for function in compile_program(checked, level).asm.functions:
                 run: list = []
                 for item in [*function.items, Label("end")]:
                     if isinstance(item, Label) or item.name in CONTROL:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from cli_helpers import HEIGHT_NAMES, tri
 
 from compiler.check.resolve import DEFAULT_LIBRARY
@@ -104,9 +105,78 @@ def test_cost_json_has_functions(capsys):
 
 
 def test_build_names_match_the_compiler():
-    """tri.commands.build repeats two names to import the compiler lazily."""
-    from compiler.pipeline import EMIT
+    """tri.commands.build repeats names to import the compiler lazily."""
+    from compiler.pipeline import EMIT, STEP_NAMES
     from compiler.tir.cost import TABLES
+    from tri.cli import build_parser
     from tri.commands import build
 
     assert build.EMIT == EMIT and build.TABLES == TABLES
+    commands = build_parser()._subparsers._group_actions[0].choices
+    [dump] = [action for action in commands["build"]._actions if "--dump" in action.option_strings]
+    assert f"({', '.join(STEP_NAMES)})" in dump.help
+
+
+@pytest.mark.parametrize("command", ["build", "run", "cost", "test", "bench"])
+def test_every_compiling_command_takes_the_levels(capsys, command):
+    for level, message in (("-O2", "invalid choice: 2 (choose from 0, 1)"), ("-Ofast", "-O")):
+        with pytest.raises(SystemExit) as stopped:
+            tri(capsys, command, ARITHMETIC, level)
+        err = capsys.readouterr().err
+        assert stopped.value.code == 2 and message in err and "Traceback" not in err
+
+
+def test_tri_test_at_each_level(capsys):
+    arith = DEFAULT_LIBRARY / "math" / "arith.tri"
+    outputs = [tri(capsys, "test", arith, "-k", "gcd", flag) for flag in ("-O0", "-O1")]
+    assert [code for code, _, _ in outputs] == [0, 0]
+    cycles = [out.split("(")[1] for _, out, _ in outputs]
+    assert "PASS" in outputs[0][1] and cycles[0] != cycles[1]  # -O1 runs fewer cycles
+
+
+def test_o0_is_no_opt_and_o1_the_default(capsys):
+    outputs = {
+        flags: tri(capsys, "build", ARITHMETIC, *flags)[1]
+        for flags in [(), ("-O1",), ("-O", "1"), ("-O0",), ("--no-opt",), ("-O", "0")]
+    }
+    assert len(set(outputs.values())) == 2
+    assert outputs[()] == outputs[("-O1",)] == outputs[("-O", "1")]
+    assert outputs[("-O0",)] == outputs[("--no-opt",)] == outputs[("-O", "0")]
+    assert outputs[()] != outputs[("-O0",)]
+    runs = [tri(capsys, "run", ARITHMETIC, flag, "--input", "17,5")[1] for flag in ("-O0", "-O1")]
+    assert runs[0] == runs[1] and runs[0].split()[:2] == ["22", "85"]
+
+
+def test_dump_prints_every_step_in_pipeline_order(capsys):
+    from compiler.pipeline import STEP_NAMES
+
+    wanted = ",".join(reversed(STEP_NAMES))  # the order given does not matter
+    code, out, _ = tri(capsys, "build", ARITHMETIC, "--dump", wanted, "-O0")
+    assert code == 0
+    headers = [line for line in out.splitlines() if line.startswith(";; --- dump: ")]
+    assert headers == [f";; --- dump: {name} ---" for name in STEP_NAMES]
+    assert out.count(";; (not run at -O0: its input, unchanged)") == 2
+    sections = dict(part.split(" ---\n", 1) for part in out.split(";; --- dump: ")[1:])
+    assert sections["tasm"] == tri(capsys, "build", ARITHMETIC, "-O0")[1]
+    assert "SourceFile kind='program' name='arithmetic'" in sections["ast"]
+    assert "fn arithmetic__main() -> ()" in sections["checked"]
+    assert sections["tir"].startswith("Entry(arithmetic__main)")
+    assert sections["tasm-lowered"].startswith("arithmetic__main:")
+    assert tri(capsys, "build", ARITHMETIC, "--dump", wanted, "-O0")[1] == out  # deterministic
+
+
+def test_dump_and_emit(capsys, tmp_path):
+    tir = tri(capsys, "build", ARITHMETIC, "--emit", "tir")[1]
+    out = tri(capsys, "build", ARITHMETIC, "--dump", "tir-opt")[1]
+    assert out == ";; --- dump: tir-opt ---\n" + tir
+    output = tmp_path / "out.tasm"
+    code, out, _ = tri(capsys, "build", ARITHMETIC, "--dump", "tir", "-o", output)
+    assert code == 0 and out.startswith(";; --- dump: tir ---\n")
+    assert output.read_text() == tri(capsys, "build", ARITHMETIC)[1]
+
+
+@pytest.mark.parametrize("steps", ["tir,optimize", "", "TIR"])
+def test_an_unknown_dump_step_is_a_usage_error(capsys, steps):
+    code, out, err = tri(capsys, "build", ARITHMETIC, "--dump", steps)
+    assert code == 2 and out == ""
+    assert "the steps are ast, checked, tir, tir-opt, tasm-lowered, tasm-opt, tasm" in err

@@ -115,9 +115,9 @@ def compare_program(checked, program: tasm.Program, case) -> str | None:
 
 
 @cache
-def compiled(path: Path, optimize: bool = True):
+def compiled(path: Path, level: int = 1):
     checked = check(load_project(path))
-    return checked, compile_program(checked, optimize=optimize)
+    return checked, compile_program(checked, level)
 
 
 PROGRAM_PATHS = [p for p in corpus("valid") if expectations(p).cases]

@@ -141,13 +141,13 @@ EDGE_PAIRS = [
 ]
 
 
-@pytest.mark.parametrize("optimize", [True, False], ids=["opt", "no-opt"])
+@pytest.mark.parametrize("level", [1, 0], ids=["O1", "O0"])
 @pytest.mark.parametrize("name", list(PROGRAMS))
-def test_edges_agree_with_the_evaluator(tmp_path, name, optimize):
+def test_edges_agree_with_the_evaluator(tmp_path, name, level):
     path = tmp_path / f"{name}.tri"
     path.write_text(PROGRAMS[name])
     checked = check(load_project(path))
-    program = compile_program(checked, optimize=optimize).program
+    program = compile_program(checked, level).program
     cases = [([a, b], [], [], {}) for a, b in EDGE_PAIRS]
     cases += inputs_for(checked, random.Random(name), 50)
     problems = [p for case in cases if (p := compare_program(checked, program, case))]

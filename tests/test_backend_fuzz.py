@@ -216,7 +216,7 @@ def test_random_program(tmp_path, seed):
     path.write_text(program_text(seed))
     checked = check(load_project(path))
     cases = inputs_for(checked, random.Random(seed), INPUTS)
-    for optimize in (True, False):
-        program = compile_program(checked, optimize=optimize).program
+    for level in (1, 0):
+        program = compile_program(checked, level).program
         problems = [p for case in cases if (p := compare_program(checked, program, case))]
         assert not problems, "\n".join(problems[:3])

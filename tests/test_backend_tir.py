@@ -11,10 +11,11 @@ from test_backend_differential import random_word
 from compiler.builtins import BUILTINS
 from compiler.check.checker import check
 from compiler.check.resolve import DEFAULT_LIBRARY, load_project
+from compiler.levels import LEVELS
 from compiler.lower.asm import Instr
 from compiler.lower.blocks import block_program, contract, make_block
 from compiler.lower.classical import CLASSICAL
-from compiler.pipeline import STEPS, compile_program
+from compiler.pipeline import STEPS, Options, check_source, compile_program
 from compiler.tir.effects import EffectError, body_effect, check_program
 from compiler.tir.ops import (
     EXTRA_OPS,
@@ -134,7 +135,7 @@ def test_the_effect_checker_accepts_balanced_code():
 
 def test_everything_in_stdlib_balances():
     for path in sorted(DEFAULT_LIBRARY.rglob("*.tri")):
-        compiled = compile_program(check(load_project(path)), optimize=False)
+        compiled = compile_program(check(load_project(path)), level=0)
         assert check_program(compiled.tir) == [], path
 
 
@@ -203,8 +204,34 @@ def test_the_planner_uses_place_for_a_rotation():
 # --- the pipeline ---------------------------------------------------------------------------
 
 
-def test_the_pipeline_names_its_steps():
-    assert STEPS == ("build_tir", "optimize_tir", "lower", "optimize_tasm", "link")
+def test_the_pipeline_runs_its_steps_in_order():
+    names = [step.name for step in STEPS]
+    assert names == ["ast", "checked", "tir", "tir-opt", "tasm-lowered", "tasm-opt", "tasm"]
+    assert [step.level for step in STEPS] == [0, 0, 0, 1, 0, 1, 0]
+    seen = []
+
+    def dump(*step):
+        seen.append(step)
+
+    path = DEFAULT_LIBRARY / "math" / "arith.tri"
+    for level in LEVELS:
+        checked = check_source(path, Options(level=level), dump)
+        compiled = compile_program(checked, level, dump=dump)
+        assert [name for name, _, _ in seen] == names
+        assert [ran for _, _, ran in seen] == [level >= step.level for step in STEPS]
+        assert seen[-1][1] == compiled.text
+        if level == 0:  # the peephole steps pass their input on
+            assert seen[3][1] == seen[2][1] and seen[5][1] == seen[4][1]
+        seen.clear()
+
+
+def test_the_levels():
+    checked = check(load_project(DEFAULT_LIBRARY / "math" / "arith.tri"))
+    plain, optimized = compile_program(checked, 0), compile_program(checked, 1)
+    assert (plain.level, optimized.level) == (0, 1)
+    assert len(optimized.text) < len(plain.text)
+    with pytest.raises(ValueError, match="no optimization level 7"):
+        compile_program(checked, 7)
 
 
 def test_program_layout_and_labels(tmp_path):

@@ -178,8 +178,8 @@ def test_bench_json_schema(capsys, tmp_path):
     code, out, err = tri(capsys, "bench", directory, "--json", "--cases", "4")
     assert code == 0, err
     report = json.loads(out)
-    assert set(report) == {"directory", "optimize", "functions", "modules", "medians"}
-    assert report["optimize"] is True
+    assert set(report) == {"directory", "level", "optimize", "functions", "modules", "medians"}
+    assert report["optimize"] is True and report["level"] == 1
     (row,) = report["functions"]
     assert (row["module"], row["function"]) == ("tiny", "double")
     for side in ("compiled", "hand"):
@@ -192,9 +192,10 @@ def test_bench_json_schema(capsys, tmp_path):
     assert set(report["medians"]["functions"]) == {"static", "inclusive", "cycles"}
 
 
-def test_bench_table_and_no_opt(capsys, tmp_path):
+@pytest.mark.parametrize("flag", ["--no-opt", "-O0"])
+def test_bench_table_and_no_opt(capsys, tmp_path, flag):
     directory = tiny(tmp_path, "__double:\n push 2\n mul\n return\n")
-    code, out, _ = tri(capsys, "bench", directory, "--no-opt", "--cases", "3")
+    code, out, _ = tri(capsys, "bench", directory, flag, "--cases", "3")
     assert code == 0
     assert "tiny.double" in out and "median compiled/hand" in out and "not optimized" in out
 

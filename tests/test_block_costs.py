@@ -54,7 +54,7 @@ def source_id(path: Path) -> str:
 @cache
 def straight_blocks(path: Path) -> tuple[tuple[Instr, ...], ...]:
     """The distinct straight-line blocks of a source's -O1 build without peephole."""
-    program = compile_program(check(load_project(path)), optimize=False).program
+    program = compile_program(check(load_project(path)), level=0).program
     found = {}
     for block in program_blocks(program):
         ops = [program.ops[index] for index in block.op_indices]

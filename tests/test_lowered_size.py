@@ -28,7 +28,7 @@ SOURCES = [*corpus("valid"), *sorted(STDLIB.rglob("*.tri"))]
 
 
 def check_sizes(path: Path) -> None:
-    compiled = compile_program(check(load_project(path)), optimize=False)
+    compiled = compile_program(check(load_project(path)), level=0)
     lowered = {function.label: function for function in compiled.asm.functions}
     for function in compiled.tir.functions:
         emitted = sum(isinstance(item, Instr) for item in lowered[function.label].items)

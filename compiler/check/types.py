@@ -91,3 +91,18 @@ def tuple_offsets(t: TupleType) -> list[int]:
         offsets.append(offset)
         offset += width(element)
     return offsets
+
+
+def flatten(t: Type) -> list[Primitive]:
+    """The primitive type each element of a value of type `t` belongs to, deepest first
+    (an XField's or a Digest's elements all say XField or Digest)."""
+    match t:
+        case Primitive():
+            return [t] * t.width
+        case ArrayType():
+            return flatten(t.element) * t.length
+        case TupleType():
+            return [p for element in t.elements for p in flatten(element)]
+        case StructType():
+            return [p for _, field_type in t.fields for p in flatten(field_type)]
+    raise TypeError(f"not a type: {t!r}")

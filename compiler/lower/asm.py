@@ -57,6 +57,7 @@ class AsmFunction:
 class AsmProgram:
     functions: list[AsmFunction]
     entry: str | None  # main's label for a program
+    name: str = ""  # the entry module's name (a module built alone keeps it in its labels)
 
     def instructions(self) -> int:
         return sum(isinstance(i, Instr) for f in self.functions for i in f.items)

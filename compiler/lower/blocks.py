@@ -10,7 +10,18 @@ preserve:
   1 = the one below, ...) or None when it is computed;
 * `effects`: its ordered side effects, (op index, kinds) for each op that has
   any (input, secret, output, RAM reads and writes, possible failure, hash,
-  sponge) -- the order of the stateful ones is observable.
+  sponge) -- the order of the stateful ones is observable;
+* what the stack manager knew at the block's ends (the `Facts` annotations the
+  builder puts at both ends of every straight-line run, optimizer.md §2):
+  `dont_care`, the exit slots (depths from the exit top, 0 = st0) that nobody
+  reads again, so a replacement may leave anything there; `u32_entry`, the entry
+  slots (depths from the entry top) that hold a value below 2^32; and
+  `minimum_entry_length`, the op-stack length the block may assume: 16 (the words
+  below `main`'s, which every function runs above) plus the words of the current
+  function's part of the stack at the block's entry.  Without annotations (a block
+  made from bare ops) nothing is don't-care or u32 and the length is 16 plus the
+  block's entry depth: the effect checker guarantees that no block reads below
+  its function's part.
 
 `BlockLowerer` is the small interface: `lower_block(block) -> [Instr]`.  The
 classical lowerer (compiler.lower.classical) implements it; a search-based or
@@ -24,10 +35,13 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from compiler.lower.asm import Instr, render
-from compiler.tir.ops import Comment, Op
+from compiler.tir.ops import Comment, Facts, Op
 from vm import tasm
 
 MOVES = ("Dup", "Swap", "Pick", "Place", "Pop", "Push")
+
+
+BELOW_MAIN = 16  # op-stack words under main's own: the VM starts with 16
 
 
 @dataclass(frozen=True)
@@ -36,6 +50,9 @@ class Contract:
     exit_depth: int
     exit_layout: tuple  # per exit slot, bottom -> top: entry depth it copies, or None
     effects: tuple  # ((op index, frozenset of kinds), ...) in op order
+    dont_care: tuple = ()  # exit depths (0 = top) whose values nobody reads again
+    u32_entry: tuple = ()  # entry depths (0 = top) that hold a value below 2^32
+    minimum_entry_length: int = BELOW_MAIN  # op-stack words the block may assume at entry
 
     @property
     def net(self) -> int:
@@ -58,13 +75,24 @@ def is_straight(op) -> bool:
     return isinstance(op, Op) and op.name not in ("Return", "Halt", "FnStart", "FnEnd", "Entry")
 
 
-def make_block(ops) -> Block:
-    ops = tuple(op for op in ops if not isinstance(op, Comment))
-    return Block(ops, contract(ops))
+def make_block(run) -> Block:
+    """A block from a straight-line run: its ops, and its contract with the facts of the
+    annotations at its two ends (any other annotation or comment is dropped)."""
+    run = [op for op in run if not isinstance(op, Comment)]
+    first = run[0] if run and isinstance(run[0], Facts) else None
+    last = run[-1] if len(run) > 1 and isinstance(run[-1], Facts) else None
+    ops = tuple(op for op in run if not isinstance(op, Facts))
+    return Block(ops, contract(ops, first, last))
 
 
-def contract(ops) -> Contract:
-    """The contract of a straight-line op sequence (by abstract interpretation)."""
+def has_ops(run) -> bool:
+    """Whether a run holds an op that lowers to something (not only annotations)."""
+    return any(not isinstance(op, Comment | Facts) for op in run)
+
+
+def contract(ops, entry_facts: Facts | None = None, exit_facts: Facts | None = None) -> Contract:
+    """The contract of a straight-line op sequence (by abstract interpretation), with the
+    stack manager's facts at its entry and exit when known."""
     height = low = 0
     for op in ops:
         consumes, produces = op.effect()
@@ -92,7 +120,16 @@ def contract(ops) -> Contract:
                 consumes, produces = op.effect()
                 del stack[len(stack) - consumes :]
                 stack.extend([None] * produces)
-    return Contract(entry, entry + height, tuple(stack), tuple(effects))
+    facts = {}
+    if entry_facts is not None:
+        facts.update(
+            u32_entry=entry_facts.u32, minimum_entry_length=BELOW_MAIN + entry_facts.height
+        )
+    else:
+        facts.update(minimum_entry_length=BELOW_MAIN + entry)
+    if exit_facts is not None:
+        facts.update(dont_care=exit_facts.garbage)
+    return Contract(entry, entry + height, tuple(stack), tuple(effects), **facts)
 
 
 def block_program(instructions: list[Instr], isa: str = "rel") -> tasm.Program:

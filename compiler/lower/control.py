@@ -20,7 +20,7 @@ body (language.md §12 C10).  Shapes (labels `<function>__then__N`, ...):
 from __future__ import annotations
 
 from compiler.lower.asm import CONTROL, AsmFunction, AsmProgram, Instr, Label
-from compiler.lower.blocks import BlockLowerer, is_straight, make_block
+from compiler.lower.blocks import BlockLowerer, has_ops, is_straight, make_block
 from compiler.lower.classical import CLASSICAL
 from compiler.tir.ops import Asm, Call, Comment, IfElse, IfOnly, Loop, Op, Program, ProofBlock
 from vm.field import P
@@ -29,7 +29,7 @@ from vm.isa import BY_NAME, Flow
 
 def lower(program: Program, lowerer: BlockLowerer = CLASSICAL) -> AsmProgram:
     functions = [_FunctionLowering(f.label, lowerer).run(f.body) for f in program.functions]
-    return AsmProgram(functions, program.entry)
+    return AsmProgram(functions, program.entry, program.name)
 
 
 def lowered_size(ops, lowerer: BlockLowerer = CLASSICAL) -> int:
@@ -72,7 +72,7 @@ class _FunctionLowering:
         return items
 
     def block(self, run: list) -> list:
-        if not run:
+        if not has_ops(run):
             return []
         return self.lowerer.lower_block(make_block(run))
 

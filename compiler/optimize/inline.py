@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from compiler.tir.ops import Call, IfElse, IfOnly, Loop, Op, Program, ProofBlock, tasm_of
+from compiler.tir.ops import Call, Facts, IfElse, IfOnly, Loop, Op, Program, ProofBlock, tasm_of
 
 LIMIT = 2
 
@@ -21,7 +21,7 @@ def inline_small(program: Program, limit: int = LIMIT) -> Program:
     functions = {f.label: f for f in program.functions}
     while True:
         small = {
-            label: f.body[:-1]
+            label: [op for op in f.body[:-1] if not isinstance(op, Facts)]
             for label, f in functions.items()
             if _straight(f.body[:-1]) and sum(len(tasm_of(op)) for op in f.body[:-1]) <= limit
         }
@@ -44,11 +44,23 @@ def _straight(ops) -> bool:
 
 
 def _inline(ops, small: dict) -> list:
+    """`ops` with the calls of `small` functions replaced by their bodies.  The call no
+    longer ends a run: the annotations on its two sides go (the callee's own went when
+    it was found small), so the runs before and after it become one block whose ends
+    keep theirs."""
     result = []
+    after_call = False
     for op in ops:
+        if after_call and isinstance(op, Facts):
+            after_call = False
+            continue
+        after_call = False
         match op:
             case Call() if op.label in small:
+                if result and isinstance(result[-1], Facts):
+                    result.pop()
                 result.extend(small[op.label])
+                after_call = True
             case IfElse():
                 result.append(
                     IfElse(tuple(_inline(op.then, small)), tuple(_inline(op.otherwise, small)))

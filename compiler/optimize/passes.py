@@ -15,7 +15,7 @@ from compiler.lower.asm import CONTROL, AsmFunction, AsmProgram, Instr, Label
 from compiler.optimize.engine import match, replacement, rewrite
 from compiler.optimize.inline import inline_small
 from compiler.optimize.rules import SELECT_RULES, SKIZ_RULES, TASM_RULES, TIR_RULES
-from compiler.tir.ops import IfElse, IfOnly, Loop, Op, Program, ProofBlock
+from compiler.tir.ops import Facts, IfElse, IfOnly, Loop, Op, Program, ProofBlock
 
 
 def optimize_tir(program: Program, rules=TIR_RULES) -> Program:
@@ -31,8 +31,13 @@ def optimize_ops(ops, rules=TIR_RULES) -> list:
 
     def flush():
         if run:
-            rewritten, _ = rewrite([(op.name, op.arg) for op in run], rules)
+            # the engine never sees annotations; those at the run's ends stay there (a
+            # sound rewrite keeps what they say true), any other is dropped
+            ops = [op for op in run if not isinstance(op, Facts)]
+            rewritten, _ = rewrite([(op.name, op.arg) for op in ops], rules)
+            result.extend(run[:1] if isinstance(run[0], Facts) else [])
             result.extend(Op(name, arg) for name, arg in rewritten)
+            result.extend(run[-1:] if len(run) > 1 and isinstance(run[-1], Facts) else [])
             run.clear()
 
     for op in ops:
@@ -58,7 +63,7 @@ def optimize_ops(ops, rules=TIR_RULES) -> list:
 
 def optimize_tasm(program: AsmProgram, rules=TASM_RULES) -> AsmProgram:
     functions = [AsmFunction(f.label, optimize_items(f.items, rules)) for f in program.functions]
-    return AsmProgram(functions, program.entry)
+    return AsmProgram(functions, program.entry, program.name)
 
 
 def optimize_items(items, rules=TASM_RULES) -> list:

@@ -644,3 +644,12 @@ def _signature(function: ast.Function) -> str:
 
 def _inside(span: ast.Span, line: int, column: int) -> bool:
     return (span.line, span.column) <= (line, column) <= (span.end_line, span.end_column)
+
+
+def function_text(header: str, block: ast.Block) -> str:
+    """`header {`, the block's statements in the house style, `}`: from the AST alone, for
+    bodies that later stages rewrote and that have no source text (`tri build --dump
+    checked`).  No comments; no blank lines."""
+    printer = _Printer("", ast.SourceFile("module", "", [], [], []))
+    printer.block(0, header, block)
+    return "\n".join(printer.out)

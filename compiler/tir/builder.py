@@ -24,6 +24,8 @@ stack-explicit TIR:
   (copy or move in a branch; branches or a `skiz swap 1 pop 1` select; which
   values to spill before a loop).
 * Arrays indexed at run time live in RAM; the index is bounds-checked.
+* Both ends of every straight-line run carry a `Facts` annotation (the stack
+  manager's knowledge, for the block contracts of compiler.lower.blocks).
 """
 
 from __future__ import annotations
@@ -34,9 +36,10 @@ from compiler.check.types import UNIT, width
 from compiler.diagnostics import CompileError, error
 from compiler.syntax import ast
 from compiler.tir.expressions import ExpressionBuilder
+from compiler.tir.facts import u32_invariant_holds, u32_positions
 from compiler.tir.liveness import Order, analyze, effect_free_instances
 from compiler.tir.loops import LoopBuilder
-from compiler.tir.ops import Function, IfElse, IfOnly, Op, Program
+from compiler.tir.ops import Facts, Function, IfElse, IfOnly, Op, Program
 from compiler.tir.stack import Allocator, CompileLimit, Layout, Stack, Value
 from compiler.tir.walk import (
     contains_return,
@@ -54,12 +57,15 @@ def build_tir(checked, allocator: Allocator | None = None) -> Program:
     pure = effect_free_instances(checked)
     allocator = allocator or Allocator()
     roots = [checked.entry] if checked.entry is not None else list(checked.exported)
+    keys = reachable(checked, roots)
+    trust_u32 = u32_invariant_holds(checked, keys)
     functions = []
     problems = []
-    for key in reachable(checked, roots):
+    for key in keys:
         instance = checked.instances[key]
         try:
-            functions.append(FunctionBuilder(checked, instance, pure, allocator).build())
+            builder = FunctionBuilder(checked, instance, pure, allocator, trust_u32)
+            functions.append(builder.build())
         except CompileLimit as limit:
             problems.append(
                 error(
@@ -110,7 +116,7 @@ class _Return:
 
 
 class FunctionBuilder(ExpressionBuilder, LoopBuilder):
-    def __init__(self, checked, instance, pure, allocator: Allocator):
+    def __init__(self, checked, instance, pure, allocator: Allocator, trust_u32: bool = False):
         self.checked = checked
         self.instance = instance
         self.analysis = analyze(instance, pure)
@@ -129,6 +135,8 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
         self.position = 0  # the statement being built (pre-order number)
         self.spans: list = []  # the enclosing loops' statement spans
         self.stack.distance = self.distance
+        self.trust_u32 = trust_u32  # U32 values are below 2^32 in this build (tir/facts.py)
+        self.stack.u32_elements = self.u32_elements
 
     # --- the function ----------------------------------------------------------------------
     def build(self) -> Function:
@@ -136,6 +144,7 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
         for binding in self.analysis.params:
             value = self.variable(binding)
             stack.slots.extend(value.key(i) for i in range(value.width))
+        stack.note()
         stack.enforce_window()
         for binding in self.analysis.params:
             if binding in self.analysis.indexed:
@@ -159,6 +168,7 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
             result = self.statements(statements, "value" if result_width else None)
         keys = [] if result is None else [result.key(i) for i in range(result.width)]
         stack.conform(Layout(keys), dead=self.returned)
+        stack.note()
         stack.emit(Op("Return"))
         params = sum(b.width for b in self.analysis.params)
         return Function(self.label, params, result_width, stack.ops, instance.key)
@@ -231,6 +241,13 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
         if value.kind == "pinned":
             return 0 if self.loops and value in self.loops[-1].frame else 1 << 20
         return 0
+
+    def u32_elements(self, value: Value) -> frozenset[int]:
+        """The elements of `value` known to be below 2^32 (a variable's, from its type)."""
+        binding = self.bindings.get(value)
+        if binding is None:
+            return frozenset()
+        return u32_positions(binding.type, self.trust_u32)
 
     def kill_dead(self, live) -> None:
         for value in self.stack.values():
@@ -371,7 +388,10 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
         condition = self.expr(statement.condition)
         stack.kill(condition)
         stack.slots.pop()
-        stack.emit(IfOnly((Op("Swap", 1),)))
+        swapped = [*stack.slots[:-2], stack.slots[-1], stack.slots[-2]]
+        stack.note(top=1)
+        stack.emit(IfOnly((stack.facts(), Op("Swap", 1), stack.facts(swapped))))
+        stack.note()
         stack.emit(Op("Pop", 1))
         stack.slots.pop()
         return stack.adopt(1, "select")
@@ -412,8 +432,10 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
             body = self.best_branch(
                 statement.then_block, entry, target, (kept, outer), branch_mode, live_after
             )
+            stack.note(entry.slots, top=1)
             stack.emit(IfOnly(tuple(body)))
             stack.restore(target)
+            stack.note()
             return None
         # then: its natural end fixes the join layout; else conforms to it
         result = Value("if", width(self.valued[statement]), "temp") if valued else None
@@ -425,15 +447,19 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
         else_ops = self.best_branch(
             statement.else_block, entry, target, (kept, outer), branch_mode, live_after, result
         )
-        if not then_ops and else_ops:
+        if not has_code(then_ops) and has_code(else_ops):
             stack.emit(Op("Push", 0))
             stack.emit(Op("Eq"))
+            stack.note(entry.slots, top=1)
             stack.emit(IfOnly(tuple(else_ops)))
-        elif then_ops or else_ops:
+        elif has_code(then_ops) or has_code(else_ops):
+            stack.note(entry.slots, top=1)
             stack.emit(IfElse(tuple(then_ops), tuple(else_ops)))
         else:
             stack.emit(Op("Pop", 1))
         stack.restore(target)
+        if has_code(then_ops) or has_code(else_ops):
+            stack.note()
         return result
 
     def best_branch(self, block, entry, target, choices, mode, live_after, result=None) -> list:
@@ -451,6 +477,7 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
         stack = self.stack
         stack.restore(entry)
         saved_ops, stack.ops = stack.ops, []
+        stack.note()
         self.enter(kept, entry)
         self.returned = False
         value = self.statements(block.statements, mode)
@@ -461,6 +488,7 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
             stack.pop_garbage()
         else:
             stack.conform(target, dead=self.returned)
+        stack.note()
         self.returned = False
         self.leave()
         ops, stack.ops = stack.ops, saved_ops
@@ -498,6 +526,7 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
         outer = self.contexts[-1].kept if self.contexts else frozenset()
         kept = outer | self.dead_values(entry, live_after)
         saved_ops, stack.ops = stack.ops, []
+        stack.note()
         self.enter(kept, entry)
         self.returned = False
         self.statements(statements, mode)
@@ -513,21 +542,29 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
             # have them too (any value: it only runs the exits of loops and functions)
             stack.pop_garbage()
             join = stack.snapshot()
+            stack.note()
             body, stack.ops = stack.ops, []
             stack.restore(entry)
+            stack.note()
             stack.conform(join, dead=True)
+            stack.note()
             otherwise, stack.ops = stack.ops, saved_ops
             self.returned = False
             self.leave()
+            stack.note(entry.slots, top=1)
             stack.emit(IfElse(tuple(body), tuple(otherwise)))
             stack.restore(join)
+            stack.note()
             return None
         stack.conform(target, dead=self.returned)
+        stack.note()
         self.returned = False
         self.leave()
         body, stack.ops = stack.ops, saved_ops
+        stack.note(entry.slots, top=1)
         stack.emit(IfOnly(tuple(body)))
         stack.restore(target)
+        stack.note()
         return None
 
     # --- return --------------------------------------------------------------------------------
@@ -549,3 +586,8 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
                 stack.read(loop.frame[0], 0, 1, move=False)
                 self.assign_value(loop.frame[-1], self.apply(Op("AddI", P - 1), 1, 1))
         self.returned = True
+
+
+def has_code(ops) -> bool:
+    """Whether `ops` holds more than annotations (a body of only Facts lowers to nothing)."""
+    return any(not isinstance(op, Facts) for op in ops)

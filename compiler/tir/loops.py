@@ -124,8 +124,10 @@ class LoopBuilder:
         self.loop_count += 1
         label = f"{self.label}__loop__{self.loop_count}"
         loop = Loop(label, tuple(body), kind, end if kind == "up" else None)
+        stack.note(self.loop_entry.slots, top=0 if guard is None else 1)
         stack.emit(IfOnly((loop,)) if guard is not None else loop)
         stack.restore(self.loop_entry)
+        stack.note()
         for value in pinned:
             stack.kill(value)
         stack.pop_garbage()
@@ -137,6 +139,7 @@ class LoopBuilder:
             stack.slots.pop()  # skiz consumes it
         entry = stack.snapshot()
         saved_ops, stack.ops = stack.ops, []
+        stack.note()
         outer = self.contexts[-1].kept if self.contexts else frozenset()
         self.enter(outer, entry)
         self.loops.append(LoopInfo(kind, pinned, end))
@@ -149,6 +152,7 @@ class LoopBuilder:
         )
         self.kill_dead(live_end)
         stack.conform(entry, dead=self.returned)
+        stack.note()
         self.returned = False
         self.loops.pop()
         self.leave()

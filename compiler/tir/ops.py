@@ -14,8 +14,10 @@ here: they are those of its template's instructions, read from `vm.isa`
 cost model read the rows.
 
 Besides the 54 ops of tir.md we have `Pick`, `Place` and `AddI` (newer Triton
-instructions the stack manager and peephole need) and `XAdd`/`XMul` (the
-XField `+`/`*`, which RC wrongly lowers to `add`/`mul`, language.md §12 C13).
+instructions the stack manager and peephole need), `XAdd`/`XMul` (the
+XField `+`/`*`, which RC wrongly lowers to `add`/`mul`, language.md §12 C13) and
+`Facts`, an annotation with no TASM that carries the stack manager's knowledge to
+the block contracts.
 `Lt`, `DivMod` and `Pow` have Triton's operand order: the builder emits the
 `Swap(1)` (or pushes the operands in swapped order) that the source order
 needs (language.md §12 C1-C3).  `Or`, `Shl` and `Shr` are never built; their
@@ -266,11 +268,12 @@ OPS_LIST: tuple[OpInfo, ...] = (
     _row("AddI", 1, "value", _fixed(1, 1), (("addi", ARG),)),
     _row("XAdd", 3, "none", _fixed(6, 3), (("xx_add", None),)),
     _row("XMul", 3, "none", _fixed(6, 3), (("xx_mul", None),)),
+    _row("Facts", 0, "facts", _fixed(0, 0), (), comment="annotation: no TASM (class Facts)"),
 )
 
 OPS: dict[str, OpInfo] = {row.name: row for row in OPS_LIST}
 TIR_SPEC_OPS = 54  # the ops of tir.md §1; the rest of the table is ours
-EXTRA_OPS = ("Pick", "Place", "AddI", "XAdd", "XMul")
+EXTRA_OPS = ("Pick", "Place", "AddI", "XAdd", "XMul", "Facts")
 
 
 # --- op values -----------------------------------------------------------------------------
@@ -298,6 +301,29 @@ class Op:
         if self.name in ("Push", "AddI"):
             return f"{self.name}({_signed(self.arg)})"
         return f"{self.name}({self.arg})"
+
+
+@dataclass(frozen=True)
+class Facts(Op):
+    """An annotation (no TASM, no stack effect): what the stack manager knows at this
+    point of a function, placed by the builder at both ends of every straight-line run.
+
+    `height`: the words of the function's own part of the stack (its parameters and
+    everything above them); `garbage`: the depths (0 = top) of slots nobody reads again;
+    `u32`: the depths of slots that hold a value below 2^32 (from their types,
+    compiler.tir.facts).  compiler.lower.blocks turns them into a block's contract.
+    """
+
+    name: str = "Facts"
+    arg: None = None
+    height: int = 0
+    garbage: tuple[int, ...] = ()
+    u32: tuple[int, ...] = ()
+
+    def __str__(self) -> str:
+        garbage = " ".join(map(str, self.garbage)) or "-"
+        u32 = " ".join(map(str, self.u32)) or "-"
+        return f"// facts: height {self.height}, garbage {garbage}, u32 {u32}"
 
 
 @dataclass(frozen=True)

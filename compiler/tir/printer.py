@@ -31,7 +31,7 @@ def _body(ops, depth: int, lines: list[str]) -> None:
     pad = INDENT * depth
     for op in ops:
         match op:
-            case Op():
+            case Op():  # Facts print as a comment
                 lines.append(pad + str(op))
             case Call():
                 lines.append(f"{pad}Call({op.label})  // {op.consumes} -> {op.produces}")

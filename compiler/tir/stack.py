@@ -24,13 +24,17 @@ change place, pops and moves with `swap`/`pick`/`place` (planned by
 compiler.tir.planner), and fills "any" slots; a region too deep for stack moves
 goes through RAM (`write_mem` from the top, `read_mem` back in order).  It is
 used for branch and loop ends and for function epilogues.
+
+`facts()` is what the model knows about the stack at a point: its height, which slots
+are garbage and which hold values below 2^32 (`u32_elements`, from the builder's
+types); `note()` emits it as a `Facts` annotation for the block contracts.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from compiler.tir.ops import Op
+from compiler.tir.ops import Call, Facts, Op
 from compiler.tir.planner import compatible, plan
 
 WINDOW = 16  # addressable slots: st0 .. st15
@@ -41,6 +45,13 @@ SCRATCH_BASE = 1 << 29
 def is_garbage(slot) -> bool:
     """A slot holding nothing useful: a filler (None) or a dead value's ghost."""
     return slot is None or slot[0].kind == "dead"
+
+
+def _ram_order(key) -> tuple:
+    """Elements in RAM by address: the same order on every run (sets of keys hash by
+    identity, so their iteration order changes from run to run)."""
+    value, index = key
+    return (-1 if value.ram is None else value.ram, index)
 
 
 def _ghost_key(slot):
@@ -79,7 +90,7 @@ class Value:
         return self._ghost
 
     def __repr__(self) -> str:
-        return f"{self.name}#{id(self) % 1000}"
+        return f"{self.name}:{self.kind}"
 
 
 @dataclass
@@ -112,6 +123,7 @@ class Stack:
         self.keep: frozenset = frozenset()  # values whose garbage slots stay (a join needs them)
         self.spills = 0  # spill sequences emitted so far
         self.distance = lambda value: 0  # to its next use (the builder sets it): spill far ones
+        self.u32_elements = lambda value: frozenset()  # known below 2^32 (the builder sets it)
 
     # --- basics ------------------------------------------------------------------------------
     def emit(self, op) -> None:
@@ -162,7 +174,7 @@ class Stack:
         for slot in self.slots:
             if not is_garbage(slot):
                 seen.setdefault(slot[0], None)
-        for key in self.in_ram:
+        for key in sorted(self.in_ram, key=_ram_order):  # a set: give it a fixed order
             seen.setdefault(key[0], None)
         return list(seen)
 
@@ -170,6 +182,22 @@ class Stack:
         if value.ram is None:
             value.ram = self.allocator.take(value.width)
         return value.ram + value.width - 1 - index
+
+    def facts(self, slots: list | None = None, top: int = 0) -> Facts:
+        """What is known about the stack `slots` (default: now), with `top` more words on
+        top that the model no longer lists (a condition the next control op consumes)."""
+        slots = self.slots if slots is None else slots
+        garbage, u32 = [], []
+        for depth, slot in enumerate(reversed(slots), start=top):
+            if is_garbage(slot):
+                garbage.append(depth)
+            elif slot[1] in self.u32_elements(slot[0]):
+                u32.append(depth)
+        return Facts(height=len(slots) + top, garbage=tuple(garbage), u32=tuple(u32))
+
+    def note(self, slots: list | None = None, top: int = 0) -> None:
+        """Emit the facts of `slots` (default: now): at the ends of straight-line runs."""
+        self.emit(self.facts(slots, top))
 
     # --- raw moves (emit and update the model) -----------------------------------------------
     def swap(self, depth: int) -> None:
@@ -222,15 +250,20 @@ class Stack:
         return temp
 
     def apply(self, op, consumes: int, produces: int) -> Value | None:
-        """Emit `op`, which takes the top `consumes` slots and leaves `produces` new ones."""
+        """Emit `op`, which takes the top `consumes` slots and leaves `produces` new ones
+        (a call ends a straight-line run: facts on both sides)."""
         self.make_room(max(0, produces - consumes))
+        boundary = isinstance(op, Call)
+        if boundary:
+            self.note()
         self.emit(op)
         if consumes:
             del self.slots[len(self.slots) - consumes :]
-        if not produces:
-            return None
-        temp = self.new_temp(produces)
-        self.slots.extend(temp.key(i) for i in range(produces))
+        temp = self.new_temp(produces) if produces else None
+        if temp is not None:
+            self.slots.extend(temp.key(i) for i in range(produces))
+        if boundary:
+            self.note()
         return temp
 
     def adopt(self, width: int, name: str = "t") -> Value:
@@ -461,9 +494,11 @@ class Stack:
                 self.pick(self.depth_of(offender))
                 self.pop(1)
                 continue
+            # in slot order, not a set's (Values hash by identity, so a set's order changes
+            # from run to run): `max` keeps the first, the deepest, of equally good ones
             candidates = [
                 v
-                for v in {s[0] for s in self.slots[offender:] if not is_garbage(s)}
+                for v in dict.fromkeys(s[0] for s in self.slots[offender:] if not is_garbage(s))
                 if v.kind != "temp" and v not in protect
             ]
             if not candidates:

@@ -1,4 +1,4 @@
-"""`tri bench [DIR] [--json] [--no-opt]`: compiled code against the hand baselines.
+"""`tri bench [DIR] [--json] [-O LEVEL]`: compiled code against the hand baselines.
 
 For every `DIR/<path>.baseline.tasm` (default: `benches/`), compiles the module
 `<path>` alone and prints, per public function and per module, the static instruction
@@ -21,7 +21,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tri.commands.common import EXIT_FAILED, EXIT_OK, UsageError, positive
-from tri.commands.source import add_source_options, flags_for, resolver_for
+from tri.commands.source import add_level_options, add_source_options, flags_for, resolver_for
 
 if TYPE_CHECKING:
     from compiler import bench
@@ -40,11 +40,11 @@ def register(commands) -> None:
         help="baselines laid out like the modules (default: ./benches, else the bundled one)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument("--no-opt", action="store_true", help="compile without the peephole passes")
     parser.add_argument(
         "--cases", type=positive, default=8, metavar="N", help="argument tuples per function"
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the argument tuples")
+    add_level_options(parser)
     add_source_options(parser)
     parser.set_defaults(handler=command_bench)
 
@@ -67,11 +67,11 @@ def command_bench(arguments) -> int:
     from compiler import bench  # imported on use: it loads the whole compiler
 
     directory = directory_of(arguments)
-    optimize = not arguments.no_opt
+    level = arguments.level
     try:
         rows = bench.bench(
             directory,
-            optimize,
+            level,
             arguments.cases,
             arguments.seed,
             resolver_for(arguments),
@@ -80,9 +80,9 @@ def command_bench(arguments) -> int:
     except bench.BenchError as error:
         raise UsageError(str(error)) from None
     if arguments.json:
-        print(json.dumps(bench.report(rows, optimize, directory)))
+        print(json.dumps(bench.report(rows, level, directory)))
     else:
-        print_report(rows, optimize)
+        print_report(rows, level)
     return EXIT_FAILED if any(row.mismatches for row in rows) else EXIT_OK
 
 
@@ -128,11 +128,11 @@ def _table(title: str, rows: list[bench.Row], first: str) -> Table:
     return table
 
 
-def print_report(rows: list[bench.Row], optimize: bool) -> None:
+def print_report(rows: list[bench.Row], level: int) -> None:
     from compiler import bench  # imported on use: it loads the whole compiler
 
     console = Console(highlight=False, width=max(Console().width, 150))
-    mode = "optimized" if optimize else "not optimized (--no-opt)"
+    mode = f"-O{level}" + ("" if level else ", not optimized")
     console.print(_table(f"per function, compiled ({mode}) / hand", rows, "function"))
     modules = bench.module_rows(rows)
     console.print(_table("per module (sums over its functions)", modules, "module"))

@@ -13,8 +13,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from compiler.levels import DEFAULT_LEVEL
 from tri.commands.common import EXIT_OK, UsageError
-from tri.commands.source import add_source_options, load_checked, render_all
+from tri.commands.source import add_level_options, add_source_options, load_checked, render_all
 from vm.isa import ISAS
 
 # The compiler is imported when a command needs it, so that `tri run X.tasm` stays quick.
@@ -28,52 +29,89 @@ def register(commands) -> None:
     )
     build.add_argument("program", help="a .tri program or module")
     build.add_argument("-o", dest="output", metavar="OUT.tasm", help="write here, not stdout")
-    build.add_argument("--emit", choices=EMIT, default="tasm", help="what to print (default tasm)")
-    build.add_argument("--no-opt", action="store_true", help="skip the peephole passes")
+    build.add_argument(
+        "--emit",
+        choices=EMIT,
+        default="tasm",
+        help="what to print or write: the final TIR (the tir-opt step) or TASM (default)",
+    )
+    build.add_argument(
+        "--dump",
+        metavar="STEP[,STEP...]",
+        help="print these pipeline steps' output instead, in pipeline order, each under a "
+        "header (ast, checked, tir, tir-opt, tasm-lowered, tasm-opt, tasm); -o still "
+        "gets the --emit output",
+    )
+    add_level_options(build)
     build.add_argument("--isa", choices=ISAS, default="rel", help="instruction set (default: rel)")
     add_source_options(build)
     build.set_defaults(handler=command_build)
 
 
-def compile_source(path_text: str, arguments, optimize: bool = True, isa: str = "rel"):
-    """(checked, compiled) for a .tri file; every problem becomes a UsageError (exit 2)."""
+def compile_source(path_text: str, arguments, level: int = DEFAULT_LEVEL, isa="rel", dump=None):
+    """(checked, compiled) for a .tri file; every problem becomes a UsageError (exit 2).
+    `dump` sees every step, front end included (compiler.pipeline.run_steps)."""
     if not path_text.endswith(".tri"):
         raise UsageError(f"error: {path_text}: expected a .tri source file")
     from compiler.diagnostics import CompileError
     from compiler.pipeline import compile_program
 
-    checked = load_checked(path_text, arguments)
+    checked = load_checked(path_text, arguments, dump)
     try:
-        compiled = compile_program(checked, optimize=optimize, isa=isa)
+        compiled = compile_program(checked, level, isa=isa, dump=dump)
     except CompileError as failure:
         raise UsageError(render_all(failure.diagnostics)) from None
     return checked, compiled
 
 
+def dump_printer(text: str | None, level: int):
+    """The `dump` callback that prints the steps named in `text` (None: no dump) to stdout
+    as they finish; an unknown name is a UsageError listing the valid ones."""
+    if text is None:
+        return None
+    from compiler.pipeline import STEP_NAMES
+
+    wanted = [name.strip() for name in text.split(",")]
+    unknown = [name for name in wanted if name not in STEP_NAMES]
+    if unknown or not text.strip():
+        shown = ", ".join(unknown) if unknown else "(none)"
+        steps = ", ".join(STEP_NAMES)
+        raise UsageError(f"error: --dump: unknown step {shown}; the steps are {steps}")
+
+    def dump(name: str, output: str, ran: bool) -> None:
+        if name in wanted:
+            sys.stdout.write(f";; --- dump: {name} ---\n")
+            if not ran:
+                sys.stdout.write(f";; (not run at -O{level}: its input, unchanged)\n")
+            sys.stdout.write(output if output.endswith("\n") else output + "\n")
+
+    return dump
+
+
+def build_output(arguments, dump=None) -> str:
+    """What `tri build` prints or writes (the --emit text), from its parsed arguments; the
+    golden files (tests/golden_tasm.py) are made by this function too."""
+    _, compiled = compile_source(arguments.program, arguments, arguments.level, arguments.isa, dump)
+    return compiled.emit(arguments.emit)
+
+
 def command_build(arguments) -> int:
-    _, compiled = compile_source(
-        arguments.program, arguments, optimize=not arguments.no_opt, isa=arguments.isa
-    )
-    text = compiled.emit(arguments.emit)
+    dump = dump_printer(arguments.dump, arguments.level)
+    text = build_output(arguments, dump)
     if arguments.output:
         try:
             Path(arguments.output).write_text(text, encoding="utf-8")
         except OSError as problem:
             reason = problem.strerror
             raise UsageError(f"error: cannot write {arguments.output}: {reason}") from None
-    else:
+    elif dump is None:
         sys.stdout.write(text)
     return EXIT_OK
 
 
 def source_program(arguments):
     """The assembled program of a .tri file for `tri run` / `tri cost` (kept on `arguments`)."""
-    checked, compiled = compile_source(
-        arguments.program,
-        arguments,
-        optimize=not getattr(arguments, "no_opt", False),
-        isa=arguments.isa,
-    )
+    checked, compiled = compile_source(arguments.program, arguments, arguments.level, arguments.isa)
     if checked.entry is None:
         raise UsageError(f"error: {arguments.program} is a module; only a program can run")
     arguments.checked, arguments.compiled = checked, compiled

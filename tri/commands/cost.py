@@ -82,8 +82,9 @@ def command_cost(arguments) -> int:
         raise UsageError("error: tri cost measures a VM run; the reference evaluator has no tables")
     compiled = checked = None
     if arguments.program.endswith(".tri"):
-        optimize = not arguments.no_opt
-        checked, compiled = compile_source(arguments.program, arguments, optimize, arguments.isa)
+        checked, compiled = compile_source(
+            arguments.program, arguments, arguments.level, arguments.isa
+        )
         if checked.entry is None:
             return module_cost(arguments, checked, compiled)
         program = compiled.program

@@ -18,7 +18,7 @@ from tri.commands.common import (
     positive,
     ram_cells,
 )
-from tri.commands.source import add_source_options, load_checked
+from tri.commands.source import add_level_options, add_source_options, load_checked
 from vm.interp import DEFAULT_MAX_STEPS
 from vm.isa import ISAS
 from vm.jit import JitUnavailable
@@ -76,7 +76,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="run a .tri program on the reference evaluator instead of the VM",
     )
-    parser.add_argument("--no-opt", action="store_true", help="compile .tri without peephole")
+    add_level_options(parser)
     add_source_options(parser)
 
 

@@ -6,9 +6,10 @@ import argparse
 import sys
 from pathlib import Path
 
-from compiler.check.checker import Checked, check
-from compiler.check.resolve import DEFAULT_LIBRARY, Resolver, load_project
+from compiler.check.checker import Checked
+from compiler.check.resolve import DEFAULT_LIBRARY, Resolver
 from compiler.diagnostics import CompileError, Diagnostic, render_files
+from compiler.levels import DEFAULT_LEVEL, LEVELS
 from tri.commands.common import UsageError
 
 
@@ -39,6 +40,28 @@ def add_source_options(parser: argparse.ArgumentParser) -> None:
 PROFILES = ("debug", "release")  # language.md §4.1: the active #[cfg] flag
 
 
+def add_level_options(parser: argparse.ArgumentParser) -> None:
+    """`-O LEVEL` (also written `-O0`, `-O1`) and `--no-opt`, its older spelling of -O0."""
+    levels = "; ".join(f"{level}: {meaning}" for level, meaning in LEVELS.items())
+    parser.add_argument(
+        "-O",
+        dest="level",
+        type=int,
+        choices=sorted(LEVELS),
+        default=DEFAULT_LEVEL,
+        metavar="LEVEL",
+        help=f"optimization level (default {DEFAULT_LEVEL}): {levels}",
+    )
+    parser.add_argument(
+        "--no-opt",
+        dest="level",
+        action="store_const",
+        const=0,
+        default=DEFAULT_LEVEL,
+        help="the same as -O0",
+    )
+
+
 def resolver_for(arguments) -> Resolver:
     return Resolver(arguments.stdlib, tuple(Path(directory) for directory in arguments.include))
 
@@ -57,23 +80,25 @@ def print_diagnostics(diagnostics: list[Diagnostic]) -> None:
 
 
 def check_path(
-    path: Path, resolver: Resolver, flags: frozenset[str] = frozenset({"debug"})
+    path: Path, resolver: Resolver, flags: frozenset[str] = frozenset({"debug"}), dump=None
 ) -> tuple[Checked | None, list[Diagnostic]]:
-    """Load and check one file: (the checked program or None, every diagnostic)."""
+    """Load and check one file through the pipeline's front end: (the checked program or
+    None, every diagnostic).  `dump` as in compiler.pipeline.run_steps."""
     if not path.is_file():
         raise UsageError(f"error: cannot read {path}: no such file")
+    from compiler.pipeline import Options, check_source  # the back end loads on use
+
     try:
-        project = load_project(path, resolver)
-        checked = check(project, flags)
+        checked = check_source(path, Options(resolver=resolver, flags=flags), dump)
     except CompileError as failure:
         return None, failure.diagnostics
     return checked, checked.diagnostics
 
 
-def load_checked(path_text: str, arguments) -> Checked:
+def load_checked(path_text: str, arguments, dump=None) -> Checked:
     """A checked program for run/build; errors become a UsageError (exit 2) showing them all."""
     checked, diagnostics = check_path(
-        Path(path_text), resolver_for(arguments), flags_for(arguments)
+        Path(path_text), resolver_for(arguments), flags_for(arguments), dump
     )
     if checked is None:
         raise UsageError(render_all(diagnostics))

@@ -1,4 +1,4 @@
-"""`tri test FILE_OR_DIR... [-k TEXT] [--max-steps N] [--json]`: run the `#[test]` functions.
+"""`tri test FILE_OR_DIR... [-k TEXT] [--max-steps N] [--json] [-O LEVEL]`: run the tests.
 
 Each file is checked as an entry point; each `#[test]` function of that file (no
 parameters, no result: language.md §4.1) is compiled as the program's entry and run
@@ -26,6 +26,7 @@ from tri.commands.common import (
     positive,
 )
 from tri.commands.source import (
+    add_level_options,
     add_source_options,
     check_path,
     flags_for,
@@ -47,6 +48,7 @@ def register(commands) -> None:
         help=f"fail a test that runs more than N cycles (default {DEFAULT_MAX_STEPS})",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_level_options(parser)
     add_source_options(parser)
     parser.set_defaults(handler=command_test)
 
@@ -88,7 +90,8 @@ def command_test(arguments) -> int:
             if arguments.keyword and arguments.keyword not in function.name:
                 continue
             try:
-                program = compile_program(dataclasses.replace(checked, entry=key)).program
+                entry = dataclasses.replace(checked, entry=key)
+                program = compile_program(entry, arguments.level).program
             except CompileError as failure:
                 raise UsageError(render_all(failure.diagnostics)) from None
             run = interp.execute(program, max_steps=arguments.max_steps)

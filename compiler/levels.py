@@ -1,0 +1,13 @@
+"""The optimization levels (optimizer.md §1), as one table read by the pipeline and the CLI.
+
+Each level runs everything the levels below it run (compiler.pipeline: a step runs at its
+level and above).  Adding a level is a row here and the rows of the steps it adds.
+"""
+
+from __future__ import annotations
+
+LEVELS = {
+    0: "classical lowering, no peephole",
+    1: "classical lowering + the proven peephole rules",
+}
+DEFAULT_LEVEL = 1
