@@ -107,11 +107,10 @@ def test_cost_json_has_functions(capsys):
 def test_build_names_match_the_compiler():
     """tri.commands.build repeats names to import the compiler lazily."""
     from compiler.pipeline import EMIT, STEP_NAMES
-    from compiler.tir.cost import TABLES
     from tri.cli import build_parser
     from tri.commands import build
 
-    assert build.EMIT == EMIT and build.TABLES == TABLES
+    assert build.EMIT == EMIT
     commands = build_parser()._subparsers._group_actions[0].choices
     [dump] = [action for action in commands["build"]._actions if "--dump" in action.option_strings]
     assert f"({', '.join(STEP_NAMES)})" in dump.help
