@@ -2,10 +2,9 @@
 
 Input: nothing.  Output: `Pair` (two TASM blocks, the entry facts they may assume
 (compiler.verify.assumptions), the corners (tests/adversarial_truth.py) where
-they part or would part, a category, and -- for the few pairs the checker gets
-wrong today -- the defect, so that the test of the checker's answer is an
-expected failure until the lead fixes it), `pair(...)` to write one, the
-defects' descriptions, and `DIFFERENT`.  The equivalent pairs are in
+they part or would part, a category, and -- for an equivalent pair that needs
+a fact the checker does not know -- that fact, so the checker's answer must be
+`unknown`), `pair(...)` to write one, and `DIFFERENT`.  The equivalent pairs are in
 tests/adversarial_equivalent.py.
 
 Every `DIFFERENT` pair is a mistake an optimizer could make (a wrong strength
@@ -47,32 +46,10 @@ MERKLE_AS_HASH = (
     "hash push 2 swap 6 pop 1 swap 7 addi 5 swap 7"
 )
 
-# Defects of the checker found by this suite (the lead's to fix).
-STEERING_IGNORES_U32 = (
-    "checker bug: corners.Steering solves a guard for an entry word that the assumptions say "
-    "is u32 and writes a non-u32 value there, so the counterexample breaks the assumptions"
-)
-STEERING_SHORT_STACK = (
-    "checker bug: corners._Lane.set writes st_i of a lane whose entry stack is shorter than "
-    "i + 1 (length at a TooShallow edge): IndexError from check_equivalent"
-)
-STEERING_PASSES_EVERY_GUARD = (
-    "checker bug: corners.Steering makes every zero guard of both blocks hold at once, never "
-    "all but the one only A has, so a dropped vector check is never shown: unknown"
-)
-PERMUTATIONS_AS_A_SET = (
-    "checker bug: concrete.Outcome keeps the Tip5 permutation inputs as a set, so "
-    "concrete.difference cannot confirm a different multiset with the same count: unknown"
-)
+# Facts the checker does not know (an equivalent pair it cannot prove; the lead's to add).
 X_INVERSE_OF_A_PRODUCT = (
     "checker incompleteness: guards.nonzero_x does not split a product (the X-field has no zero "
     "divisors) and x_inverse atoms are not interpreted at random points: unknown"
-)
-XOR_IS_ZERO = (
-    "checker incompleteness: is_zero(a xor b) = is_zero(a - b) for u32 a, b is not known: unknown"
-)
-SHIFT_BY_SPLIT = (
-    "checker incompleteness: split_high(2^32 * x) = x for a u32 x is not known: unknown"
 )
 
 
@@ -85,15 +62,12 @@ class Pair:
     corners: tuple[Callable, ...] = ()
     assumptions: Assumptions = field(default_factory=Assumptions)
     isa: str = "rel"
-    checker_defect: str | None = None  # the checker's answer is an expected failure
-    defect_raises: type[Exception] | None = None  # ... by this exception
+    incompleteness: str | None = None  # a fact the checker does not know: it says unknown
 
 
-def pair(name, category, first, second, *corners, checker_defect=None, raises=None, **facts):
+def pair(name, category, first, second, *corners, incompleteness=None, **facts):
     isa = facts.pop("isa", "rel")
-    return Pair(
-        name, category, first, second, corners, Assumptions(**facts), isa, checker_defect, raises
-    )
+    return Pair(name, category, first, second, corners, Assumptions(**facts), isa, incompleteness)
 
 
 DIFFERENT = [
@@ -374,7 +348,6 @@ DIFFERENT = [
         SQUARE_IS_FOUR + ZEROS + "hash pop 5 " + ZEROS + "hash pop 5 " + ONES + "hash pop 5",
         SQUARE_IS_FOUR + ZEROS + "hash pop 5 " + ONES + "hash pop 5 " + ONES + "hash pop 5",
         value(0, 2, P - 2),
-        checker_defect=PERMUTATIONS_AS_A_SET,
     ),
     # --- Merkle steps -----------------------------------------------------------------------------
     # clearing the node index's low bit keeps i div 2 but swaps (current, sibling) for odd i
@@ -449,8 +422,6 @@ DIFFERENT = [
         "pop 1 dup 15 push 5 eq assert",
         "pop 1 dup 15 push 5 eq pop 1",
         value(16, 5),
-        checker_defect=STEERING_SHORT_STACK,
-        raises=IndexError,
     ),
     # --- constants near p -------------------------------------------------------------------------
     # 2^64 = 2^32 - 1 in F_p, not -1
@@ -534,7 +505,6 @@ DIFFERENT = [
         "dup 5 eq assert dup 5 eq assert dup 5 eq assert dup 5 eq assert pop 1",
         vector(),
         custom(lambda generator, state: state.stack.__setitem__(9, generator.randrange(P))),
-        checker_defect=STEERING_PASSES_EVERY_GUARD,
     ),
     # --- assumptions used wrongly -----------------------------------------------------------------
     # split pop 1 is push 0 on a u32 word: slot 1 is u32, slot 0 is not
@@ -592,7 +562,6 @@ DIFFERENT = [
         value(0, 0),
         value(1, 0),
         u32_entry={0, 1},
-        checker_defect=STEERING_IGNORES_U32,
     ),
     # --- u32 identities applied to field values ---------------------------------------------------
     # lt(x, y + 1) is x <= y only while y + 1 stays u32: fails at y = 2^32 - 1

@@ -7,6 +7,7 @@ halted flag and Tip5 permutations.
 """
 
 import random
+from collections import Counter
 
 import numpy as np
 import pytest
@@ -78,7 +79,7 @@ def symbolic_prediction(table, summary, entry, depth):
         "halted": summary.halted,
         "permutation_count": len(summary.permutations),
         "permutation_inputs": frozenset(
-            _permutation_input(table, key, values) for key in summary.permutations
+            Counter(_permutation_input(table, key, values) for key in summary.permutations).items()
         ),
     }
 

@@ -20,6 +20,7 @@ many stack words, stream tokens, ... they can touch).  Output:
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 import numpy as np
@@ -308,7 +309,7 @@ class Outcome:
     consumed: tuple[int, int, int]  # public, secret, digest tokens
     sponge: tuple[int, ...] | None
     permutation_count: int
-    permutation_inputs: frozenset
+    permutation_inputs: frozenset  # (Tip5 input state, how many times), a multiset
 
     def as_json(self) -> dict:
         if self.failure is not None:
@@ -325,6 +326,14 @@ class Outcome:
         }
 
 
+class _Multiset(Counter):
+    """The interpreter records permutation inputs with `add` (a set is enough for the
+    cascade table); a block's permutations are compared as a multiset."""
+
+    def add(self, state) -> None:
+        self[state] += 1
+
+
 class BlockRunner:
     """Runs one block on the interpreter from many entry states.
 
@@ -337,6 +346,7 @@ class BlockRunner:
         self.memory = _Memory(None)
         self.machine = initial_machine(program)
         self.machine.ram = self.memory
+        self.machine.permutation_inputs = _Multiset()
         self.steps = step_functions(self.machine)
         self.hashes = [
             (address, op.instruction.hash_rows // HASH_ROWS_PER_PERMUTATION)
@@ -385,7 +395,7 @@ class BlockRunner:
             consumed=consumed,
             sponge=machine.sponge,
             permutation_count=sum(run.visits[address] * count for address, count in self.hashes),
-            permutation_inputs=frozenset(run.permutation_inputs),
+            permutation_inputs=frozenset(run.permutation_inputs.items()),
         )
 
 

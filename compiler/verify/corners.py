@@ -6,7 +6,8 @@ changes some lanes in place so that
 
 * every `zero` guard of one of the blocks holds (an `assert_vector` passes, an
   `eq ... assert` on computed values passes), so a difference hidden behind an
-  assertion that random words almost never pass is reached;
+  assertion that random words almost never pass is reached; or all of them but
+  one that only one block has, so that block alone fails;
 * two RAM addresses the blocks use are equal (a write and a read, or two
   writes, through addresses that may alias), so read-over-write mistakes show.
 
@@ -86,9 +87,10 @@ class _Lane:
         return entry.values()
 
     def set(self, kind: str, parameters: tuple[int, ...], value: int) -> bool:
+        """Write one entry value; False where the lane has no such word."""
         lanes, lane = self.lanes, self.lane
         index = parameters[0]
-        if kind == "stack" and index < lanes.stack.shape[0]:
+        if kind == "stack" and index < min(lanes.stack.shape[0], len(self.stack)):
             self.stack[index] = value
             lanes.stack[index, lane] = value
         elif kind in ("public", "secret") and index < lanes.streams[kind].shape[0]:
@@ -114,6 +116,17 @@ class Steering:
             [guard.polys[0] for guard in summary.guards if guard.kind == "zero"]
             for summary in summaries
         ]
+        # Ways to steer a lane: every zero guard of one block, then the other's; or all of
+        # them but one that only one block has (left to chance, so usually false): the
+        # states where only that block fails.
+        shared = {poly.serial for poly in self.guards[0]} & {poly.serial for poly in self.guards[1]}
+        both = self.guards[0] + [poly for poly in self.guards[1] if poly.serial not in shared]
+        self.plans = [self.guards[0] + self.guards[1], self.guards[1] + self.guards[0]]
+        self.plans += [
+            [poly for poly in both if poly is not left_out]
+            for left_out in both
+            if left_out.serial not in shared
+        ]
         addresses: dict[int, Poly] = {}
         for summary in summaries:
             for address in [address for address, _ in summary.writes] + summary.read_addresses:
@@ -133,10 +146,9 @@ class Steering:
         if not (self.guards[0] or self.guards[1] or self.aliasing):
             return
         for lane in range(share - 1, lanes.count, share):
-            side = (lane // share) % 2
+            plan = self.plans[(lane // share) % len(self.plans)]
             chosen = generator.random(len(self.aliasing)) < 0.5
-            equations = self.guards[side] + self.guards[1 - side]
-            equations += [poly for poly, keep in zip(self.aliasing, chosen) if keep]
+            equations = plan + [poly for poly, keep in zip(self.aliasing, chosen) if keep]
             self._steer(_Lane(lanes, lane), equations)
 
     def _steer(self, lane: _Lane, equations: list[Poly]) -> None:
@@ -148,5 +160,7 @@ class Steering:
             atom, coefficient, rest = solution
             (value,) = evaluate(self.table, [rest], lane.values())
             target = (P - value) * pow(coefficient, P - 2, P) % P
+            if atom.bound is not None and target > atom.bound:
+                continue  # an entry word assumed u32 (compiler.verify.assumptions) stays so
             if lane.set(atom.kind, atom.parameters, target):
                 fixed.add(atom.serial)

@@ -30,6 +30,7 @@ from vm import tip5, xfield
 from vm.field import P
 
 U32_MAX = (1 << 32) - 1
+TWO_TO_32 = 1 << 32
 TIP5_ONES = (1,) * 6  # the capacity of the fixed-length Tip5 mode (hash, merkle steps)
 
 
@@ -112,6 +113,8 @@ def _is_zero_rule(table: TermTable, parameters, arguments):
         return table.sub(table.one, monic)
     if atom is not None and atom.kind == "inverse":  # an inverse is never 0
         return table.zero
+    if atom is not None and atom.kind == "xor":  # u32 a xor b is 0 exactly when a = b
+        return apply(table, "is_zero", (), (table.sub(*atom.arguments),))
     if len(monic.terms) == 1 and len(next(iter(monic.terms))) == 1:  # x^k = 0 iff x = 0
         ((serial, _),) = next(iter(monic.terms))
         single = table.poly({((serial, 1),): 1})
@@ -164,14 +167,26 @@ def _xor_rule(table: TermTable, parameters, arguments):
     return None
 
 
+def _split_parts(table: TermTable, value: Poly) -> tuple[Poly, Poly] | None:
+    """(high, low) when value = 2^32 * high + low with both parts provably u32 and the
+    whole below p, so that `split` gives exactly these words; else None."""
+    high = table.poly({m: c for m, c in value.terms.items() if c == TWO_TO_32 and m})
+    high = table.scale(high, pow(TWO_TO_32, P - 2, P))
+    low = table.sub(value, table.scale(high, TWO_TO_32))
+    high_bound, low_bound = table.upper_bound(high), table.upper_bound(low)
+    if high_bound is None or low_bound is None or max(high_bound, low_bound) > U32_MAX:
+        return None
+    return (high, low) if high_bound * TWO_TO_32 + low_bound < P else None
+
+
 def _split_high_rule(table: TermTable, parameters, arguments):
-    bound = table.upper_bound(arguments[0])
-    return table.zero if bound is not None and bound <= U32_MAX else None
+    parts = _split_parts(table, arguments[0])
+    return None if parts is None else parts[0]
 
 
 def _split_low_rule(table: TermTable, parameters, arguments):
-    bound = table.upper_bound(arguments[0])
-    return arguments[0] if bound is not None and bound <= U32_MAX else None
+    parts = _split_parts(table, arguments[0])
+    return None if parts is None else parts[1]
 
 
 def _quotient_rule(table: TermTable, parameters, arguments):
