@@ -23,6 +23,11 @@ preserve:
   block's entry depth: the effect checker guarantees that no block reads below
   its function's part.
 
+`Contract.assumptions()` hands the facts to the equivalence checker
+(compiler.verify.Assumptions): a replacement is compared with the classical
+lowering only on the entry states the facts allow and only on the exit slots
+that matter.
+
 `BlockLowerer` is the small interface: `lower_block(block) -> [Instr]`.  The
 classical lowerer (compiler.lower.classical) implements it; a search-based or
 learned one can replace it block by block, checked against the classical one
@@ -36,6 +41,7 @@ from typing import Protocol
 
 from compiler.lower.asm import Instr, render
 from compiler.tir.ops import Comment, Facts, Op
+from compiler.verify.assumptions import Assumptions
 from vm import tasm
 
 MOVES = ("Dup", "Swap", "Pick", "Place", "Pop", "Push")
@@ -57,6 +63,10 @@ class Contract:
     @property
     def net(self) -> int:
         return self.exit_depth - self.entry_depth
+
+    def assumptions(self) -> Assumptions:
+        """What the equivalence checker may assume where this block runs: its facts."""
+        return Assumptions(self.minimum_entry_length, self.u32_entry, self.dont_care)
 
 
 @dataclass(frozen=True)
