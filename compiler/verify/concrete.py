@@ -29,11 +29,10 @@ from compiler.verify.assumptions import MINIMUM_STACK
 from compiler.verify.functions import EntryValues
 from vm.field import P
 from vm.interp import initial_machine, run_machine, step_functions
-from vm.isa import Arg
-from vm.tables import HASH_ROWS_PER_PERMUTATION
+from vm.isa import Arg, Failure
 from vm.tasm import Program
 
-U32_LIMIT = 1 << 32
+U32_LIMIT = 1 << 32  # the first value that is not a u32
 # fmt: off
 EDGE_VALUES = (
     0, 1, 2, 3, 7, 8, 16, 255, 256, 65535, 65536, 2**31 - 1, 2**31, 2**32 - 2, 2**32 - 1,
@@ -349,9 +348,9 @@ class BlockRunner:
         self.machine.permutation_inputs = _Multiset()
         self.steps = step_functions(self.machine)
         self.hashes = [
-            (address, op.instruction.hash_rows // HASH_ROWS_PER_PERMUTATION)
+            (address, op.instruction.permutations)
             for op, address in zip(program.ops, program.addresses)
-            if op.instruction.hash_rows >= HASH_ROWS_PER_PERMUTATION
+            if op.instruction.permutations
         ]
 
     def run(self, entry: Entry) -> Outcome:
@@ -376,7 +375,7 @@ class BlockRunner:
         run = run_machine(machine, len(program.ops) + 1, self.steps)
         error = run.error
         completed = error is not None and (
-            error.kind == "InstructionPointerOverflow" and error.ip == program.length
+            error.kind == Failure.INSTRUCTION_POINTER_OVERFLOW and error.ip == program.length
         )
         failure = None if error is None or completed else error.kind
         consumed = (

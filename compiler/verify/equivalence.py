@@ -38,6 +38,7 @@ from compiler.verify.random_points import Proof, equal_at_random_points
 from compiler.verify.symbolic import Summary, block_ops, execute
 from compiler.verify.symbolic_handlers import permutation_key
 from compiler.verify.terms import Poly, TermTable
+from vm.isa import Failure
 from vm.tasm import Program
 
 SCREEN_LANES = 48  # lanes of the first concrete screen
@@ -87,16 +88,16 @@ def failure_kinds(summary: Summary, assumptions: Assumptions = NOTHING) -> tuple
     """The error kinds a block can fail with (on entry states that satisfy `assumptions`)."""
     kinds = set(summary.guards.values())
     if summary.depth_threshold > assumptions.minimum_depth:
-        kinds.add("TooShallow")
+        kinds.add(Failure.TOO_SHALLOW)
     for stream, kind in (
-        ("public", "EmptyPublicInput"),
-        ("secret", "EmptySecretInput"),
-        ("digest", "EmptySecretDigestInput"),
+        ("public", Failure.EMPTY_PUBLIC_INPUT),
+        ("secret", Failure.EMPTY_SECRET_INPUT),
+        ("digest", Failure.EMPTY_SECRET_DIGEST_INPUT),
     ):
         if summary.reads[stream]:
             kinds.add(kind)
     if summary.sponge_required:
-        kinds.add("SpongeNotInitialized")
+        kinds.add(Failure.SPONGE_NOT_INITIALIZED)
     return tuple(sorted(kinds))
 
 

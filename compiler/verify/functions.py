@@ -31,7 +31,7 @@ from vm.field import P
 
 U32_MAX = (1 << 32) - 1
 TWO_TO_32 = 1 << 32
-TIP5_ONES = (1,) * 6  # the capacity of the fixed-length Tip5 mode (hash, merkle steps)
+TIP5_ONES = (1,) * (tip5.STATE_SIZE - tip5.RATE)  # the fixed-length mode's capacity (hash)
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from compiler.verify import guards, moves
 from compiler.verify.functions import TIP5_ONES, apply, leaf
 from compiler.verify.terms import Expression, Poly, TermTable
 from vm import xfield
+from vm.isa import Failure
 
 if TYPE_CHECKING:
     from compiler.verify.symbolic import State
@@ -42,7 +43,7 @@ def _place(state: State, index):
 
 def _assert(state: State, argument):
     table = state.table
-    state.require(guards.zero(table, table.sub(state.peek(0), table.one)), "AssertionFailed")
+    state.require(guards.zero(table, table.sub(state.peek(0), table.one)), Failure.ASSERTION_FAILED)
     state.pop()
 
 
@@ -73,7 +74,7 @@ def _assert_vector(state: State, argument):
     table = state.table
     for index in range(5):
         difference = table.sub(state.peek(index), state.peek(index + 5))
-        state.require(guards.zero(table, difference), "VectorAssertionFailed")
+        state.require(guards.zero(table, difference), Failure.VECTOR_ASSERTION_FAILED)
     moves.pop(state, 5)
 
 
@@ -121,7 +122,7 @@ def _mul(state: State, argument):
 
 def _invert(state: State, argument):
     value = state.peek(0)
-    state.require(guards.nonzero(state.table, value), "InverseOfZero")
+    state.require(guards.nonzero(state.table, value), Failure.INVERSE_OF_ZERO)
     state.put(0, apply(state.table, "inverse", (), (value,)))
 
 
@@ -139,7 +140,7 @@ def _split(state: State, argument):
 
 def _require_u32(state: State, index: int) -> Poly:
     value = state.peek(index)
-    state.require(guards.u32(state.table, value), "FailedU32Conversion")
+    state.require(guards.u32(state.table, value), Failure.FAILED_U32_CONVERSION)
     return value
 
 
@@ -154,7 +155,7 @@ def _binary_u32(kind: str):
 
 def _log_2_floor(state: State, argument):
     value = _require_u32(state, 0)
-    state.require(guards.nonzero(state.table, value), "LogarithmOfZero")
+    state.require(guards.nonzero(state.table, value), Failure.LOGARITHM_OF_ZERO)
     state.put(0, apply(state.table, "log2", (), (value,)))
 
 
@@ -166,7 +167,7 @@ def _pow(state: State, argument):
 
 def _div_mod(state: State, argument):
     numerator, denominator = _require_u32(state, 0), _require_u32(state, 1)
-    state.require(guards.nonzero(state.table, denominator), "DivisionByZero")
+    state.require(guards.nonzero(state.table, denominator), Failure.DIVISION_BY_ZERO)
     state.put(1, apply(state.table, "quotient", (), (numerator, denominator)))
     state.put(0, apply(state.table, "remainder", (), (numerator, denominator)))
 
@@ -188,7 +189,7 @@ def _xx_binary(combine):
 def _x_invert(state: State, argument):
     table = state.table
     element = tuple(state.peek(k) for k in range(3))
-    state.require(guards.nonzero_x(table, element), "InverseOfZero")
+    state.require(guards.nonzero_x(table, element), Failure.INVERSE_OF_ZERO)
     for k in range(3):
         state.put(k, apply(table, "x_inverse", (k,), element))
 

@@ -24,6 +24,7 @@ from compiler.verify.concrete import MINIMUM_STACK, Lanes
 from compiler.verify.vectorized_handlers import HANDLERS, U32_LIMIT, Words, kernels
 from vm import tip5
 from vm.field import P
+from vm.isa import Failure
 
 
 def memory_words(lanes: Lanes, addresses: np.ndarray) -> np.ndarray:
@@ -103,11 +104,11 @@ class Run:
 
     def require_u32(self, index: int) -> np.ndarray:
         value = self.peek(index)
-        self.fail(value >= U32_LIMIT, "FailedU32Conversion")
+        self.fail(value >= U32_LIMIT, Failure.FAILED_U32_CONVERSION)
         return value
 
     def require_sponge(self) -> None:
-        self.fail(~self.sponge_initialized, "SpongeNotInitialized")
+        self.fail(~self.sponge_initialized, Failure.SPONGE_NOT_INITIALIZED)
 
     def read(self, address: np.ndarray) -> np.ndarray:
         return _read(self.lanes, self.writes, address)
@@ -144,7 +145,7 @@ def run_lanes(program, lanes: Lanes) -> LaneOutcomes:
         delta = op.instruction.stack_delta(op.argument)
         if height + delta < lowest:  # a new depth: the lanes too shallow for it fail here
             lowest = height + delta
-            run.fail(lanes.length + lowest < MINIMUM_STACK, "TooShallow")
+            run.fail(lanes.length + lowest < MINIMUM_STACK, Failure.TOO_SHALLOW)
         try:
             if op.instruction.name == "skiz":
                 condition = run.pop()

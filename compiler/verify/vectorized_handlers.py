@@ -13,15 +13,16 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from compiler.verify import moves
-from vm import field, xfield
+from vm import field, tip5, xfield
 from vm.field import P
+from vm.isa import Failure
 
 if TYPE_CHECKING:
     from compiler.verify.vectorized import Run
 
 U32_LIMIT = np.uint64(1 << 32)
 LOW_MASK = np.uint64(0xFFFFFFFF)
-TIP5_ONES = 6
+TIP5_ONES = tip5.STATE_SIZE - tip5.RATE  # the fixed-length mode's capacity (hash, Merkle)
 
 
 def kernels():
@@ -65,7 +66,7 @@ def _stream(name: str):
     return handler
 
 
-EMPTY = {"public": "EmptyPublicInput", "secret": "EmptySecretInput"}
+EMPTY = {"public": Failure.EMPTY_PUBLIC_INPUT, "secret": Failure.EMPTY_SECRET_INPUT}
 
 
 def _pick(run: Run, index):
@@ -78,7 +79,7 @@ def _place(run: Run, index):
 
 
 def _assert(run: Run, argument):
-    run.fail(run.peek(0) != np.uint64(1), "AssertionFailed")
+    run.fail(run.peek(0) != np.uint64(1), Failure.ASSERTION_FAILED)
     run.pop()
 
 
@@ -105,7 +106,7 @@ def _hash(run: Run, argument):
 
 def _assert_vector(run: Run, argument):
     for index in range(5):
-        run.fail(run.peek(index) != run.peek(index + 5), "VectorAssertionFailed")
+        run.fail(run.peek(index) != run.peek(index + 5), Failure.VECTOR_ASSERTION_FAILED)
     moves.pop(run, 5)
 
 
@@ -153,7 +154,7 @@ def _mul(run: Run, argument):
 
 def _invert(run: Run, argument):
     value = run.peek(0)
-    run.fail(value == 0, "InverseOfZero")
+    run.fail(value == 0, Failure.INVERSE_OF_ZERO)
     safe = np.where(value == 0, np.uint64(1), value)
     run.put(0, kernels().power_ufunc(safe, np.uint64(P - 2)))
 
@@ -180,7 +181,7 @@ def _binary_u32(compute):
 
 def _log_2_floor(run: Run, argument):
     value = run.require_u32(0)
-    run.fail(value == 0, "LogarithmOfZero")
+    run.fail(value == 0, Failure.LOGARITHM_OF_ZERO)
     _, exponent = np.frexp(np.where(value >= U32_LIMIT, np.uint64(1), value).astype(np.float64))
     run.put(0, np.maximum(exponent - 1, 0).astype(np.uint64))
 
@@ -193,7 +194,7 @@ def _pow(run: Run, argument):
 
 def _div_mod(run: Run, argument):
     numerator, denominator = run.require_u32(0), run.require_u32(1)
-    run.fail(denominator == 0, "DivisionByZero")
+    run.fail(denominator == 0, Failure.DIVISION_BY_ZERO)
     safe = np.where(denominator == 0, np.uint64(1), denominator)
     run.put(1, numerator // safe)
     run.put(0, numerator % safe)
@@ -216,7 +217,7 @@ def _xx_binary(combine):
 def _x_invert(run: Run, argument):
     element = [run.peek(k) for k in range(3)]
     zero = (element[0] == 0) & (element[1] == 0) & (element[2] == 0)
-    run.fail(zero, "InverseOfZero")
+    run.fail(zero, Failure.INVERSE_OF_ZERO)
     result = np.zeros((3, run.count), dtype=np.uint64)
     for lane in np.flatnonzero(~run.failed):
         result[:, lane] = xfield.inverse(tuple(int(word[lane]) for word in element))
@@ -243,7 +244,7 @@ def _merkle(from_memory: bool):
             run.put(7, run.offset(pointer, 5))
         else:
             digest = run.consumed["digest"]
-            run.fail(run.lanes.available["digest"] <= digest, "EmptySecretDigestInput")
+            run.fail(run.lanes.available["digest"] <= digest, Failure.EMPTY_SECRET_DIGEST_INPUT)
             rows = run.lanes.streams["digest"]
             sibling = list(rows[digest]) if digest < len(rows) else [run.constant(0)] * 5
             run.consumed["digest"] = digest + 1
