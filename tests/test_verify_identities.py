@@ -12,20 +12,18 @@ entry states), and formal differences with inverses are not.
 """
 
 import random
-from collections import Counter
 
 import numpy as np
 import pytest
-from test_verify_symbolic import _guard_holds, _permutation_input
+from test_verify_symbolic import assert_agrees, symbolic_prediction
 
 from compiler.verify import check_equivalent, concrete, guards, vectorized
-from compiler.verify.functions import evaluate, leaf, substitute
+from compiler.verify.functions import leaf, substitute
 from compiler.verify.generate import compiled_block, make_op, random_block
 from compiler.verify.identities import Canonical
 from compiler.verify.random_points import equal_at_random_points
-from compiler.verify.symbolic import execute
 from compiler.verify.terms import TermTable
-from vm.tasm import Program, disassemble, parse
+from vm.tasm import parse
 
 RICH = ("split", "div_mod", "xor", "and", "lt", "invert", "eq", "pop_count", "log_2_floor")
 
@@ -55,62 +53,7 @@ def _rewritten_prediction(table, summary, entry, depth):
         poly = canonical(poly)
         return substitute(table, poly, mapping, memo, canonical.eliminate) if mapping else poly
 
-    values = entry.values()
-    if len(entry.stack) < summary.depth_threshold:
-        return None
-    available = (len(entry.public), len(entry.secret), len(entry.digests))
-    if any(summary.reads[s] > n for s, n in zip(("public", "secret", "digest"), available)):
-        return None
-    if summary.sponge_required and entry.sponge is None:
-        return None
-    if not all(_guard_holds(table, guard, values) for guard in normalized):
-        return None
-    memory = {}
-    for address, value in summary.writes:
-        address_value, word = evaluate(table, [rewrite(address), rewrite(value)], values)
-        memory[address_value] = word
-    sponge = entry.sponge
-    if summary.sponge is not None:
-        sponge = tuple(evaluate(table, [rewrite(word) for word in summary.sponge], values))
-    stack = evaluate(table, [rewrite(w) for w in summary.exit_stack(table, depth)], values)
-    keys = [(key[0], *(rewrite(poly) for poly in key[1:])) for key in summary.permutations]
-    return {
-        "stack": tuple(stack[::-1]) + entry.stack[depth:],
-        "output": tuple(evaluate(table, [rewrite(word) for word in summary.output], values)),
-        "written": memory,
-        "sponge": sponge,
-        "permutation_inputs": frozenset(
-            Counter(_permutation_input(table, key, values) for key in keys).items()
-        ),
-    }
-
-
-def _agrees(ops, seed: int, lanes_count: int = 32) -> int:
-    program = Program(tuple(ops))
-    table = TermTable()
-    summary = execute(program, table)
-    depth = max(summary.entry_depth, 16)
-    shape = concrete.Shape(
-        depth=depth,
-        touched=summary.entry_depth,
-        thresholds=(summary.depth_threshold,),
-        reads=((summary.reads["public"], summary.reads["secret"], summary.reads["digest"]),),
-        sponge=summary.sponge is not None,
-        constants=tuple(summary.constants),
-    )
-    lanes = concrete.sample_lanes(np.random.default_rng(seed), lanes_count, shape)
-    succeeded = 0
-    for lane in range(lanes_count):
-        entry = lanes.entry(lane)
-        outcome = concrete.run_block(program, entry)
-        predicted = _rewritten_prediction(table, summary, entry, depth)
-        context = f"block:\n{disassemble(program)}lane {lane}: {entry}"
-        assert (predicted is None) == (outcome.failure is not None), context
-        if predicted is not None:
-            succeeded += 1
-            for name, value in predicted.items():
-                assert value == getattr(outcome, name), f"{context}\n{name} differs"
-    return succeeded
+    return symbolic_prediction(table, summary, entry, depth, normalized, rewrite)
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -120,7 +63,9 @@ def test_rewritten_summaries_predict_the_interpreter(seed):
     for index in range(60):
         length = generator.randint(2, 24)
         maker = (_rich_block, compiled_block, random_block)[index % 3]
-        succeeded += _agrees(maker(generator, length), seed * 1000 + index)
+        succeeded += assert_agrees(
+            maker(generator, length), seed * 1000 + index, 32, _rewritten_prediction
+        )
     assert succeeded > 150
 
 

@@ -24,6 +24,7 @@ from compiler.builtins import Builtin
 from compiler.check.bodies import ConstRef
 from compiler.check.types import BOOL, U32, Type, flatten
 from compiler.syntax import ast
+from compiler.tir.walk import statements
 from vm.field import P
 
 U32_LIMIT = 2**32
@@ -42,7 +43,7 @@ def u32_invariant_holds(checked, keys) -> bool:
         instance = checked.instances[key]
         if any(isinstance(t, Builtin) and t.name == "pow" for t in instance.calls.values()):
             return False
-        for statement in _statements(instance.body):
+        for statement in statements(instance.body):
             if isinstance(statement, ast.For) and not _loop_variable_is_u32(instance, statement):
                 return False
     return True
@@ -63,15 +64,3 @@ def _constant(instance, expr) -> int | None:
         return expr.value % P
     reference = instance.variables.get(expr) if isinstance(expr, ast.Var) else None
     return reference.value % P if isinstance(reference, ConstRef) else None
-
-
-def _statements(block: ast.Block):
-    for statement in block.statements:
-        yield statement
-        match statement:
-            case ast.If():
-                yield from _statements(statement.then_block)
-                if statement.else_block is not None:
-                    yield from _statements(statement.else_block)
-            case ast.For():
-                yield from _statements(statement.body)

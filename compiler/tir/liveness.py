@@ -21,6 +21,7 @@ from compiler.builtins import BUILTINS, Builtin
 from compiler.check.bodies import ConstRef, LocalRef
 from compiler.check.types import Type, width
 from compiler.syntax import ast
+from compiler.tir.walk import statements
 
 
 @dataclass(eq=False)
@@ -190,7 +191,7 @@ class _Resolver:
         body = self.instance.body
         self.block(body)
         self.analysis.early_return = any(
-            isinstance(s, ast.Return) for s in _statements(body)
+            isinstance(s, ast.Return) for s in statements(body)
         ) and not _only_final_return(body)
 
     def block(self, block: ast.Block, new_scope: bool = True) -> None:
@@ -302,20 +303,8 @@ def element_types(value_type) -> list:
     return [FIELD] * 5
 
 
-def _statements(block: ast.Block):
-    for statement in block.statements:
-        yield statement
-        match statement:
-            case ast.If():
-                yield from _statements(statement.then_block)
-                if statement.else_block is not None:
-                    yield from _statements(statement.else_block)
-            case ast.For():
-                yield from _statements(statement.body)
-
-
 def _only_final_return(body: ast.Block) -> bool:
-    returns = [s for s in _statements(body) if isinstance(s, ast.Return)]
+    returns = [s for s in statements(body) if isinstance(s, ast.Return)]
     return returns == [body.statements[-1]] if body.statements else not returns
 
 

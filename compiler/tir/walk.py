@@ -85,3 +85,16 @@ def contains_return(statement) -> bool:
         case ast.For():
             return any(contains_return(s) for s in statement.body.statements)
     return False
+
+
+def statements(block: ast.Block):
+    """Every statement of `block`, and of the blocks of its `if`s and `for`s, in order."""
+    for statement in block.statements:
+        yield statement
+        match statement:
+            case ast.If():
+                yield from statements(statement.then_block)
+                if statement.else_block is not None:
+                    yield from statements(statement.else_block)
+            case ast.For():
+                yield from statements(statement.body)
