@@ -26,13 +26,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from compiler.verify.assumptions import MINIMUM_STACK
+from compiler.verify.functions import TWO_TO_32 as U32_LIMIT
 from compiler.verify.functions import EntryValues
 from vm.field import P
 from vm.interp import initial_machine, run_machine, step_functions
 from vm.isa import Arg, Failure
 from vm.tasm import Program
 
-U32_LIMIT = 1 << 32  # the first value that is not a u32
 # fmt: off
 EDGE_VALUES = (
     0, 1, 2, 3, 7, 8, 16, 255, 256, 65535, 65536, 2**31 - 1, 2**31, 2**32 - 2, 2**32 - 1,

@@ -29,8 +29,8 @@ from compiler.verify.terms import Atom, Poly, TermTable
 from vm import tip5, xfield
 from vm.field import P
 
-U32_MAX = (1 << 32) - 1
-TWO_TO_32 = 1 << 32
+TWO_TO_32 = 1 << 32  # the first value that is not a u32
+U32_MAX = TWO_TO_32 - 1
 TIP5_ONES = (1,) * (tip5.STATE_SIZE - tip5.RATE)  # the fixed-length mode's capacity (hash)
 
 

@@ -29,11 +29,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.verify.functions import substitute
+from compiler.verify.functions import U32_MAX, substitute
 from compiler.verify.terms import Poly, TermTable
 from vm.field import P
-
-U32_MAX = (1 << 32) - 1
 
 
 @dataclass(frozen=True)

@@ -28,11 +28,10 @@ if it reaches 0, a - b lies in the ideal they generate, so a = b.
 
 from __future__ import annotations
 
-from compiler.verify.functions import apply, substitute
+from compiler.verify.functions import TWO_TO_32, apply, substitute
 from compiler.verify.terms import Atom, Poly, TermTable
 from vm.field import P
 
-TWO_TO_32 = 1 << 32
 DEFINED = frozenset({"split_low", "remainder", "xor", "lt"})  # the kinds `eliminate` rewrites
 REDUCTION_STEPS = 64  # a bound on the reduction by is_zero(m) * m = 0
 

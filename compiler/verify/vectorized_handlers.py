@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from compiler.verify import moves
+from compiler.verify.functions import TWO_TO_32
 from vm import field, tip5, xfield
 from vm.field import P
 from vm.isa import Failure
@@ -20,7 +21,7 @@ from vm.isa import Failure
 if TYPE_CHECKING:
     from compiler.verify.vectorized import Run
 
-U32_LIMIT = np.uint64(1 << 32)
+U32_LIMIT = np.uint64(TWO_TO_32)
 LOW_MASK = np.uint64(0xFFFFFFFF)
 TIP5_ONES = tip5.STATE_SIZE - tip5.RATE  # the fixed-length mode's capacity (hash, Merkle)
 
