@@ -109,6 +109,7 @@ class Compiled:
     program: tasm.Program  # the text, assembled
     module: str | None  # the module name of a module-alone build
     level: int = DEFAULT_LEVEL
+    search: object = None  # at -O2: the search's funnel (compiler.search.lowerer.Funnel)
 
     def emit(self, what: str) -> str:
         return print_program(self.tir) if what == "tir" else self.text
@@ -117,16 +118,60 @@ class Compiled:
 def compile_program(
     checked,
     level: int = DEFAULT_LEVEL,
-    lowerer: BlockLowerer = CLASSICAL,
+    lowerer: BlockLowerer | None = None,
     isa: str = "rel",
     dump: Dump | None = None,
+    profile=None,
 ) -> Compiled:
     """The back end: a checked program (or a module alone: its public functions) at
-    `level` -> `Compiled`."""
+    `level` -> `Compiled`.
+
+    The blocks are lowered by `lowerer`: the classical one, or at `-O2` the search
+    (compiler.search.lowerer).  An `-O2` build is never costlier than `-O1`: both are
+    compared by `compiler.search.objective` on the runs `profile(program)` gives (every
+    instruction once without a profile), and unless `-O2` is strictly cheaper the
+    `-O1` program is the result."""
     if level not in LEVELS:
         raise ValueError(f"no optimization level {level}; the levels are {sorted(LEVELS)}")
-    outputs = run_steps(BACK_END, checked, Options(level, lowerer), dump)
-    text = outputs["tasm"]
+    if lowerer is None:
+        lowerer = CLASSICAL
+        if level >= 2:
+            from compiler.search.lowerer import SearchLowerer
+
+            lowerer = SearchLowerer()
+    last = BACK_END[-1].name
+    held = dump
+    if level >= 2 and dump is not None:  # the last dump is of the program chosen below
+
+        def held(name, text, ran):
+            if name != last:
+                dump(name, text, ran)
+
+    outputs = run_steps(BACK_END, checked, Options(level, lowerer), held)
+    text = outputs[last]
     module = None if checked.entry is not None else checked.project.entry.name
     program = tasm.parse(text, isa)
-    return Compiled(outputs["tir-opt"], outputs["tasm-opt"], text, program, module, level)
+    compiled = Compiled(outputs["tir-opt"], outputs["tasm-opt"], text, program, module, level)
+    compiled.search = getattr(lowerer, "funnel", None)
+    if level >= 2:
+        compiled = _never_costlier(checked, compiled, isa, profile)
+        if dump is not None:
+            dump(last, compiled.text, True)
+    return compiled
+
+
+def _never_costlier(checked, compiled: Compiled, isa: str, profile) -> Compiled:
+    """`compiled` if strictly cheaper than the `-O1` build of the same program, else that."""
+    from compiler.search.objective import objective
+
+    baseline = compile_program(checked, 1, isa=isa)
+    if baseline.text == compiled.text:
+        chosen = baseline
+    else:
+        mine = objective(compiled.program, profile(compiled.program) if profile else None)
+        theirs = objective(baseline.program, profile(baseline.program) if profile else None)
+        chosen = compiled if mine < theirs else baseline
+    if compiled.search is not None and chosen is baseline:
+        compiled.search.applied = 0
+    chosen.level, chosen.search = compiled.level, compiled.search
+    return chosen

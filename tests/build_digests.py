@@ -68,6 +68,9 @@ def main(argv: list[str] | None = None) -> int:
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--generated", type=int, metavar="N", help="generated programs instead")
+    parser.add_argument(
+        "--levels", default=",".join(map(str, LEVELS)), help="comma-separated levels to build at"
+    )
     arguments = parser.parse_args(argv)
     with tempfile.TemporaryDirectory() as folder:
         if arguments.generated is None:
@@ -78,7 +81,7 @@ def main(argv: list[str] | None = None) -> int:
                 paths[name] = Path(folder) / f"{name}.tri"
                 paths[name].write_text(text, encoding="utf-8")
         for name, path in paths.items():
-            for level in LEVELS:
+            for level in map(int, arguments.levels.split(",")):
                 digest = hashlib.sha256(build(path, level).encode()).hexdigest()
                 print(f"{name} -O{level} {digest}")
     return 0

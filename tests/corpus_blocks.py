@@ -1,7 +1,7 @@
 """The straight-line TASM blocks of the compiled corpus, for tests that need real code.
 
 Every program of tests/programs/valid and every stdlib module (built alone) is
-compiled with and without the peephole passes; each function is cut at labels
+compiled with and without the peephole passes (-O0, -O1); each function is cut at labels
 and control instructions (compiler.lower.asm.CONTROL).  `corpus_blocks()` returns
 the distinct blocks, each with the file it first came from, in a fixed order.
 """
@@ -13,7 +13,7 @@ from pathlib import Path
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
-from compiler.levels import LEVELS
+from compiler.levels import CLASSICAL_LEVELS
 from compiler.lower.asm import CONTROL, Label
 from compiler.pipeline import compile_program
 from vm.isa import instruction_set
@@ -31,7 +31,7 @@ def corpus_blocks() -> tuple[tuple[str, tuple[Op, ...]], ...]:
     found: dict[tuple, str] = {}
     for path in SOURCES:
         checked = check(load_project(path))
-        for level in LEVELS:
+        for level in CLASSICAL_LEVELS:  # what -O2's search starts from
             for function in compile_program(checked, level).asm.functions:
                 run: list = []
                 for item in [*function.items, Label("end")]:

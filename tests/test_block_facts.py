@@ -23,7 +23,7 @@ from test_backend_differential import MAX_STEPS, PROGRAM_PATHS, compiled, run_vm
 
 from compiler.check.checker import check
 from compiler.check.resolve import DEFAULT_LIBRARY, load_project
-from compiler.levels import LEVELS
+from compiler.levels import CLASSICAL_LEVELS
 from compiler.lower.asm import Instr
 from compiler.lower.blocks import BELOW_MAIN, contract, is_straight
 from compiler.lower.classical import CLASSICAL
@@ -216,7 +216,7 @@ def problems_with(lowerer: Instrumented, level: int, first: bool = False) -> lis
 # --- the tests ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("level", sorted(LEVELS), ids=lambda level: f"O{level}")
+@pytest.mark.parametrize("level", CLASSICAL_LEVELS, ids=lambda level: f"O{level}")
 def test_the_facts_are_true_on_every_run(level):
     lowerer = Instrumented()
     problems = problems_with(lowerer, level)
@@ -267,7 +267,7 @@ def sources():
     return sorted(DEFAULT_LIBRARY.rglob("*.tri")) + PROGRAM_PATHS
 
 
-@pytest.mark.parametrize("level", sorted(LEVELS), ids=lambda level: f"O{level}")
+@pytest.mark.parametrize("level", CLASSICAL_LEVELS, ids=lambda level: f"O{level}")
 def test_every_block_has_facts_at_both_ends_that_agree_with_it(level):
     blocks = u32_blocks = garbage_blocks = 0
     for path in sources():

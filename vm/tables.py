@@ -26,6 +26,7 @@ __all__ = [
     "REPORT_ORDER",
     "Heights",
     "attestation_chunks",
+    "attestation_limbs",
     "heights",
     "padded_height",
     "u32_entry_rows",
@@ -92,7 +93,8 @@ def u32_entry_rows(entry: tuple[str, int, int]) -> int:
 
 
 @lru_cache(maxsize=256)
-def _attestation_limbs(words: tuple[int, ...]) -> frozenset[int]:
+def attestation_limbs(words: tuple[int, ...]) -> frozenset[int]:
+    """The cascade limbs of program attestation: hashing the program's own words."""
     return frozenset(tip5.cascade_limbs_many(tip5.varlen_permutation_inputs(words)))
 
 
@@ -105,7 +107,7 @@ def heights(run) -> Heights:
         if count:
             executed = executed + instruction_cost(op.instruction, op.argument) * count
     permutations = effects.permutation_array(run.permutation_inputs)
-    limbs = _attestation_limbs(program.words) | tip5.cascade_limbs_many(permutations)
+    limbs = attestation_limbs(program.words) | tip5.cascade_limbs_many(permutations)
     return Heights(
         program=program_height(program.length),
         processor=run.cycles,

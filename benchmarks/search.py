@@ -1,0 +1,120 @@
+"""What `-O2` does to the stdlib and the corpus: its funnel, and its cost against `-O1`.
+
+Every stdlib module (built alone) and every corpus program is built at `-O1` (the
+control) and at `-O2` in the same run.  Printed:
+
+* the funnel (optimizer.md §10), summed over all blocks: blocks, searched (two or
+  more instructions), proven optimal, candidates, verified, cheaper, applied, and the
+  checker's `unknown` and `different` verdicts;
+* the share of blocks of four or more instructions made cheaper (target: 25%);
+* static size: instructions and program words of both builds, files smaller;
+* on the corpus programs' run cases that run to the end: the median change in cycles
+  per program (target: 5% lower) and how many runs' padded height halves;
+* process time of the `-O2` builds (target: the stdlib under 60 s).
+
+    python benchmarks/search.py [--markdown]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from pathlib import Path
+
+from report import print_table  # benchmarks/report.py
+
+from compiler.check.checker import check
+from compiler.check.resolve import load_project
+from compiler.pipeline import compile_program
+from compiler.search.lowerer import Funnel
+from vm import interp
+from vm.tables import heights
+
+ROOT = Path(__file__).resolve().parent.parent
+STDLIB = sorted((ROOT / "stdlib").rglob("*.tri"))
+PROGRAMS = sorted((ROOT / "tests/programs/valid").glob("*.tri"))
+MAX_STEPS = 2_000_000
+
+
+def run_cases(program, path: Path) -> list:
+    """The runs of `program` on the inline `// run:` cases of `path` (tests/corpus.py)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from corpus import expectations
+
+    return [
+        interp.execute(program, case.public, case.secret, case.digests, case.ram, MAX_STEPS)
+        for case in expectations(path).cases
+    ]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--markdown", action="store_true", help="markdown tables for docs/")
+    arguments = parser.parse_args(argv)
+    funnel = Funnel()
+    sizes = {"instructions": [0, 0], "words": [0, 0]}
+    smaller = files = 0
+    seconds = {"stdlib": 0.0, "corpus": 0.0}
+    cycle_changes, halvings, runs_compared = [], 0, 0
+    for part, paths in (("stdlib", STDLIB), ("corpus", PROGRAMS)):
+        for path in paths:
+            checked = check(load_project(path))
+            control = compile_program(checked, 1)
+            start = time.process_time()
+            searched = compile_program(checked, 2)
+            seconds[part] += time.process_time() - start
+            funnel.add(searched.search)
+            files += 1
+            smaller += searched.program.length < control.program.length
+            sizes["instructions"][0] += len(control.program.ops)
+            sizes["instructions"][1] += len(searched.program.ops)
+            sizes["words"][0] += control.program.length
+            sizes["words"][1] += searched.program.length
+            if part != "corpus":
+                continue
+            before, after = run_cases(control.program, path), run_cases(searched.program, path)
+            finished = [(b, a) for b, a in zip(before, after) if b.error is None]
+            if finished:
+                total_before = sum(b.cycles for b, _ in finished)
+                total_after = sum(a.cycles for _, a in finished)
+                cycle_changes.append(total_after / total_before - 1)
+            for b, a in finished:
+                runs_compared += 1
+                halvings += heights(a).padded_height < heights(b).padded_height
+    large = sum(c[0] for size, c in funnel.by_size.items() if size >= 4)
+    large_cheaper = sum(c[1] for size, c in funnel.by_size.items() if size >= 4)
+    rows = [
+        ("blocks", str(funnel.blocks)),
+        ("searched (2+ instructions)", str(funnel.searched)),
+        ("proven optimal (whole block searched)", str(funnel.optimal)),
+        ("candidates (a cheaper schedule found)", str(funnel.candidates)),
+        ("verified equivalent", str(funnel.verified)),
+        ("cheaper in every figure", str(funnel.cheaper)),
+        ("applied", str(funnel.applied)),
+        ("checker: unknown / different", f"{funnel.unknown} / {funnel.different}"),
+        ("blocks of 4+ instructions made cheaper", f"{large_cheaper}/{large} = "
+         f"{100 * large_cheaper / max(1, large):.1f}% (target 25%)"),
+    ]  # fmt: skip
+    print_table("-O2 funnel", ("stage", "count"), rows, arguments.markdown, frozenset({"stage"}))
+    print()
+    median = statistics.median(cycle_changes) if cycle_changes else 0.0
+    rows = [
+        ("instructions", *map(str, sizes["instructions"]),
+         f"{100 * (sizes['instructions'][1] / sizes['instructions'][0] - 1):+.2f}%"),
+        ("program words", *map(str, sizes["words"]),
+         f"{100 * (sizes['words'][1] / sizes['words'][0] - 1):+.2f}%"),
+        ("files smaller", f"{files}", f"{smaller}", ""),
+        ("median cycles per corpus program", "", "", f"{100 * median:+.2f}% (target -5%)"),
+        ("runs whose padded height halves", f"{runs_compared}", f"{halvings}", ""),
+        ("-O2 build, stdlib (process s)", "", f"{seconds['stdlib']:.1f}", "target < 60"),
+        ("-O2 build, corpus (process s)", "", f"{seconds['corpus']:.1f}", ""),
+    ]  # fmt: skip
+    header = ("figure", "-O1", "-O2", "change")
+    print_table("-O2 against -O1", header, rows, arguments.markdown, frozenset({"figure"}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,141 @@
+"""The `-O2` block lowerer: the classical lowering, replaced where search finds cheaper code
+that the equivalence checker proves equal.
+
+Input: TIR blocks with their contracts (compiler.lower.blocks), one at a time.
+Output: each block's TASM (`lower_block`), and a `Funnel` that counts what happened
+(optimizer.md §10): blocks seen, searched, proven optimal, candidates found, verified
+equivalent, strictly cheaper, applied.
+
+For each block: the classical lowering with the TASM peephole rules applied is the
+baseline (what `-O1` makes of the block); the search (compiler.search.windows) looks
+for a cheaper schedule of its DAG; the candidate is checked against the baseline with
+the block's contract as assumptions (don't-care exit slots, u32 entry slots, the
+entry length: `Contract.assumptions()`), and used only if the checker answers
+`equivalent` and it is no costlier in any of the static figures the block adds to a
+run (instructions = processor and jump-stack rows, op-stack rows, program words) and
+cheaper in at least one -- so whatever the execution counts, no table the block
+feeds grows.  `unknown` and `different` keep the baseline (a `different` would be a
+bug in the search and is counted apart).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+
+from compiler.lower.asm import Instr
+from compiler.lower.blocks import Block
+from compiler.lower.classical import CLASSICAL
+from compiler.optimize.engine import rewrite
+from compiler.optimize.rules import TASM_RULES
+from compiler.search.windows import windowed_schedule
+from compiler.verify import check_equivalent
+from vm.cost import static_cost
+from vm.isa import instruction_set
+from vm.tasm import Op
+
+WINDOW_LENGTH = 6  # instructions a window may hold
+WINDOW_BUDGET = 300  # search states expanded per window
+
+
+@dataclass
+class Funnel:
+    """What happened to the blocks of one build (optimizer.md §10)."""
+
+    blocks: int = 0  # blocks lowered
+    searched: int = 0  # with two or more instructions: searched
+    optimal: int = 0  # searched whole and proven optimal (baseline or candidate)
+    candidates: int = 0  # a cheaper schedule found
+    verified: int = 0  # ... proven equivalent by the checker
+    cheaper: int = 0  # ... and no costlier in any figure
+    applied: int = 0  # used in the output
+    unknown: int = 0  # the checker could not decide (the baseline is kept)
+    different: int = 0  # the checker refuted the candidate: a search bug, counted apart
+    instructions_before: int = 0  # of the searched blocks, baseline ...
+    instructions_after: int = 0  # ... and what was emitted
+    expanded: int = 0  # search states expanded
+    seconds: float = 0.0
+    by_size: dict = field(default_factory=dict)  # instructions -> [blocks, cheaper, optimal]
+
+    def add(self, other: Funnel) -> None:
+        for name in (
+            "blocks", "searched", "optimal", "candidates", "verified", "cheaper", "applied",
+            "unknown", "different", "instructions_before", "instructions_after", "expanded",
+        ):  # fmt: skip
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+        self.seconds += other.seconds
+        for size, counts in other.by_size.items():
+            mine = self.by_size.setdefault(size, [0, 0, 0])
+            for position, count in enumerate(counts):
+                mine[position] += count
+
+
+def _figures(instructions) -> tuple[int, int, int]:
+    """(instructions, op-stack rows, program words) one execution adds."""
+    cost = static_cost(instructions)
+    return cost.processor, cost.op_stack, cost.program_words
+
+
+class SearchLowerer:
+    """A `BlockLowerer` (compiler.lower.blocks) for `-O2`; see the module docstring."""
+
+    name = "search"
+
+    def __init__(self, length: int = WINDOW_LENGTH, budget: int = WINDOW_BUDGET):
+        self.length, self.budget = length, budget
+        self.funnel = Funnel()
+        self.instructions = instruction_set()
+
+    def lower_block(self, block: Block) -> list[Instr]:
+        start = time.process_time()
+        baseline = self.baseline(block)
+        chosen = self.choose(block, baseline)
+        self.funnel.seconds += time.process_time() - start
+        return [Instr(name, argument) for name, argument in chosen]
+
+    @staticmethod
+    def baseline(block: Block) -> list[tuple[str, int | None]]:
+        """What -O1 makes of the block: its classical lowering after the peephole rules."""
+        classical = [(item.name, item.arg) for item in CLASSICAL.lower_block(block)]
+        return rewrite(classical, TASM_RULES)[0]
+
+    def choose(self, block: Block, baseline: list) -> list:
+        funnel = self.funnel
+        funnel.blocks += 1
+        if len(baseline) < 2:
+            return baseline
+        funnel.searched += 1
+        sizes = funnel.by_size.setdefault(min(len(baseline), 20), [0, 0, 0])
+        sizes[0] += 1
+        contract = block.contract
+        found = windowed_schedule(baseline, contract.dont_care, self.length, self.budget)
+        funnel.expanded += found.expanded
+        whole = found.windows == 1 and found.optimal_windows == 1
+        funnel.optimal += whole
+        sizes[2] += whole
+        funnel.instructions_before += len(baseline)
+        chosen = baseline
+        if found.instructions != baseline:
+            funnel.candidates += 1
+            verdict = check_equivalent(
+                self.program(baseline),
+                self.program(found.instructions),
+                assumptions=contract.assumptions(),
+            )
+            if verdict.equivalent:
+                funnel.verified += 1
+                before, after = _figures(baseline), _figures(found.instructions)
+                if all(a <= b for a, b in zip(after, before)) and after != before:
+                    funnel.cheaper += 1
+                    funnel.applied += 1
+                    sizes[1] += 1
+                    chosen = found.instructions
+            elif verdict.status == "different":
+                funnel.different += 1
+            else:
+                funnel.unknown += 1
+        funnel.instructions_after += len(chosen)
+        return chosen
+
+    def program(self, instructions) -> list[Op]:
+        return [Op(self.instructions[name], argument) for name, argument in instructions]

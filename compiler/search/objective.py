@@ -1,0 +1,63 @@
+"""What a whole program costs, as the optimizer compares programs (optimizer.md §3).
+
+Input: an assembled program (`vm.tasm.Program`) and optionally runs of it (`vm.interp.Run`,
+on representative inputs).  Output: `objective(program, runs) -> Objective`, ordered
+lexicographically: the padded height, then the tallest table, then processor cycles,
+then program size in words.  The power-of-two cliff applies to the whole program, never
+to a fragment.
+
+With runs, the heights are the runs' own (`vm.tables.heights`): the largest padded
+height and tallest table over the runs, the cycles summed.  Without runs (a module
+with no inputs) every instruction counts once: processor and jump-stack rows are the
+instruction count, op-stack, RAM and hash rows the static sums (`vm.cost`), the program
+table and the attestation rows of the hash and cascade tables come from the program's
+words, as in a run, and there are no u32 rows.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from vm.cost import attestation_rows, program_height, static_cost
+from vm.tables import LOOKUP_HEIGHT, Heights, attestation_limbs, heights, padded_height
+from vm.tasm import Program
+
+
+@dataclass(frozen=True, order=True)
+class Objective:
+    padded_height: int
+    tallest: int
+    cycles: int
+    words: int
+
+
+def static_heights(program: Program) -> Heights:
+    """The heights of a run that executes every instruction of `program` once."""
+    cost = static_cost(program.ops)
+    return Heights(
+        program=program_height(program.length),
+        processor=cost.processor,
+        op_stack=cost.op_stack,
+        ram=cost.ram,
+        jump_stack=cost.jump_stack,
+        hash=attestation_rows(program.length) + cost.hash,
+        cascade=len(attestation_limbs(program.words)),
+        lookup=LOOKUP_HEIGHT,
+        u32=0,
+    )
+
+
+def objective(program: Program, runs=None) -> Objective:
+    """The program's cost under `runs` (or, without runs, every instruction once)."""
+    if not runs:
+        measured = [static_heights(program)]
+        cycles = measured[0].processor
+    else:
+        measured = [heights(run) for run in runs]
+        cycles = sum(run.cycles for run in runs)
+    return Objective(
+        padded_height=max(padded_height(height.maximum) for height in measured),
+        tallest=max(height.maximum for height in measured),
+        cycles=cycles,
+        words=program.length,
+    )

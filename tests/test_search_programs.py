@@ -1,0 +1,127 @@
+"""`-O2` programs behave as their source says, and never cost more than `-O1`.
+
+* Every corpus program with run cases, built at `-O2`, gives the outputs and failures
+  its cases expect and agrees with the reference evaluator on random inputs (edge
+  values included), as tests/test_backend_differential.py holds `-O1` to.
+* Every public stdlib function built at `-O2` agrees with the evaluator on edge and
+  random arguments.
+* On every case of every corpus program that runs to the end, the `-O2` run takes no more processor cycles
+  and no more op-stack rows than the `-O1` run, and its padded height is no larger:
+  each block the search changed is no costlier in any figure it adds per execution.
+* A profile makes the choice: `-O2` keeps its program only where the objective on the
+  profile's runs is strictly lower, else it is `-O1`'s.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import cache
+
+import pytest
+from corpus import expectations
+from test_backend_differential import (
+    EDGES,
+    PROGRAM_PATHS,
+    compare_call,
+    compare_program,
+    edge_value,
+    inputs_for,
+    public_functions,
+    random_value,
+    run_vm,
+)
+
+from compiler.check.checker import check
+from compiler.check.resolve import load_project
+from compiler.pipeline import compile_program
+from compiler.search.objective import objective
+from vm.tables import heights
+
+RANDOM_CASES = 25
+
+
+@cache
+def built(path, level: int):
+    checked = check(load_project(path))
+    return checked, compile_program(checked, level)
+
+
+def case_runs(program, path):
+    return [
+        run_vm(program, case.public, case.secret, case.digests, case.ram)
+        for case in expectations(path).cases
+    ]
+
+
+@pytest.mark.parametrize("path", PROGRAM_PATHS, ids=lambda path: path.stem)
+def test_program_at_o2_matches_its_cases_and_the_evaluator(path):
+    checked, result = built(path, 2)
+    for case, run in zip(expectations(path).cases, case_runs(result.program, path)):
+        assert run.output == case.output, f"at line {case.line}"
+        assert (run.error is None) == (case.error is None), f"at line {case.line}: {run.error}"
+    rng = random.Random(path.name)
+    problems = [
+        problem
+        for case in inputs_for(checked, rng, RANDOM_CASES)
+        if (problem := compare_program(checked, result.program, case)) is not None
+    ]
+    assert not problems, "\n".join(problems[:5])
+
+
+@pytest.mark.parametrize("path", PROGRAM_PATHS, ids=lambda path: path.stem)
+def test_o2_is_never_costlier_than_o1_on_a_run(path):
+    _, searched = built(path, 2)
+    _, classical = built(path, 1)
+    for fast, slow in zip(case_runs(searched.program, path), case_runs(classical.program, path)):
+        assert (fast.error is None) == (slow.error is None)
+        if slow.error is not None:
+            continue  # a failing run proves nothing; where it stops may differ
+        assert fast.cycles <= slow.cycles
+        mine, theirs = heights(fast), heights(slow)
+        assert mine.op_stack <= theirs.op_stack
+        assert mine.padded_height <= theirs.padded_height
+
+
+def test_a_profile_decides_and_o2_is_strictly_cheaper_or_o1():
+    chosen = 0
+    for path in PROGRAM_PATHS[::6]:
+        checked = check(load_project(path))
+        baseline = compile_program(checked, 1)
+
+        def profile(program, path=path):
+            return case_runs(program, path)
+
+        result = compile_program(checked, 2, profile=profile)
+        if result.text == baseline.text:
+            continue
+        chosen += 1
+        assert objective(result.program, profile(result.program)) < objective(
+            baseline.program, profile(baseline.program)
+        )
+    assert chosen >= 2
+
+
+@cache
+def module_at_o2(path):
+    checked = check(load_project(path))
+    return checked, compile_program(checked, 2)
+
+
+@pytest.mark.parametrize(
+    "path,key", list(public_functions()), ids=lambda x: x if isinstance(x, str) else x.stem
+)
+def test_stdlib_function_at_o2_matches_the_evaluator(path, key):
+    checked, result = module_at_o2(path)
+    instance = checked.instances[key]
+    label = "__" + key[len(key) - len(instance.function.name) :]
+    types = [kind for _, kind in instance.params]
+    rng = random.Random(key)
+    arguments = [[edge_value(kind, value) for kind in types] for value in EDGES]
+    while len(arguments) < RANDOM_CASES:
+        arguments.append([random_value(kind, rng) for kind in types])
+    problems = [
+        problem
+        for values in arguments
+        if (problem := compare_call(checked, result.text, key, label, values, rng)) is not None
+    ]
+    assert not problems, "\n".join(problems[:5])
