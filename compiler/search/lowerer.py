@@ -28,6 +28,8 @@ from compiler.lower.blocks import Block
 from compiler.lower.classical import CLASSICAL
 from compiler.optimize.engine import rewrite
 from compiler.optimize.rules import TASM_RULES
+from compiler.search.dag import DagError, build_dag
+from compiler.search.schedule import ScheduleError, cost, search_schedule
 from compiler.search.windows import windowed_schedule
 from compiler.verify import check_equivalent
 from vm.cost import static_cost
@@ -36,6 +38,8 @@ from vm.tasm import Op
 
 WINDOW_LENGTH = 6  # instructions a window may hold
 WINDOW_BUDGET = 300  # search states expanded per window
+WHOLE_LENGTH = 12  # blocks of at most this many instructions are first searched whole ...
+WHOLE_BUDGET = 3_000  # ... expanding at most this many states
 
 
 @dataclass
@@ -44,7 +48,7 @@ class Funnel:
 
     blocks: int = 0  # blocks lowered
     searched: int = 0  # with two or more instructions: searched
-    optimal: int = 0  # searched whole and proven optimal (baseline or candidate)
+    optimal: int = 0  # what is emitted was searched whole and proven optimal
     candidates: int = 0  # a cheaper schedule found
     verified: int = 0  # ... proven equivalent by the checker
     cheaper: int = 0  # ... and no costlier in any figure
@@ -81,8 +85,15 @@ class SearchLowerer:
 
     name = "search"
 
-    def __init__(self, length: int = WINDOW_LENGTH, budget: int = WINDOW_BUDGET):
+    def __init__(
+        self,
+        length: int = WINDOW_LENGTH,
+        budget: int = WINDOW_BUDGET,
+        whole: int = WHOLE_LENGTH,
+        whole_budget: int = WHOLE_BUDGET,
+    ):
         self.length, self.budget = length, budget
+        self.whole, self.whole_budget = whole, whole_budget
         self.funnel = Funnel()
         self.instructions = instruction_set()
 
@@ -108,34 +119,56 @@ class SearchLowerer:
         sizes = funnel.by_size.setdefault(min(len(baseline), 20), [0, 0, 0])
         sizes[0] += 1
         contract = block.contract
-        found = windowed_schedule(baseline, contract.dont_care, self.length, self.budget)
-        funnel.expanded += found.expanded
-        whole = found.windows == 1 and found.optimal_windows == 1
-        funnel.optimal += whole
-        sizes[2] += whole
+        schedule, optimal = self.search(baseline, contract.dont_care)
         funnel.instructions_before += len(baseline)
         chosen = baseline
-        if found.instructions != baseline:
+        if schedule != baseline:
             funnel.candidates += 1
             verdict = check_equivalent(
                 self.program(baseline),
-                self.program(found.instructions),
+                self.program(schedule),
                 assumptions=contract.assumptions(),
             )
             if verdict.equivalent:
                 funnel.verified += 1
-                before, after = _figures(baseline), _figures(found.instructions)
+                before, after = _figures(baseline), _figures(schedule)
                 if all(a <= b for a, b in zip(after, before)) and after != before:
                     funnel.cheaper += 1
                     funnel.applied += 1
                     sizes[1] += 1
-                    chosen = found.instructions
+                    chosen = schedule
             elif verdict.status == "different":
                 funnel.different += 1
             else:
                 funnel.unknown += 1
+        proven = optimal and chosen == schedule  # what is emitted is what the search proved
+        funnel.optimal += proven
+        sizes[2] += proven
         funnel.instructions_after += len(chosen)
         return chosen
+
+    def search(self, baseline: list, dont_care) -> tuple[list, bool]:
+        """(the cheapest schedule found, whether the block is proven optimal).
+
+        A block of at most `whole` instructions is searched whole first, bounded by its
+        own cost: a search that runs out of states proves nothing cheaper exists.  A
+        longer block, or one whose whole search exceeds its budget, is searched in
+        windows (compiler.search.windows)."""
+        if len(baseline) <= self.whole:
+            try:
+                dag = build_dag(baseline, dont_care)
+                result = search_schedule(dag, self.whole_budget, bound=cost(baseline))
+            except (DagError, ScheduleError):
+                result = None
+            if result is not None:
+                self.funnel.expanded += result.expanded
+                if result.instructions is not None:
+                    return result.instructions, result.optimal
+                if result.optimal:
+                    return baseline, True
+        found = windowed_schedule(baseline, dont_care, self.length, self.budget)
+        self.funnel.expanded += found.expanded
+        return found.instructions, found.windows == 1 and found.optimal_windows == 1
 
     def program(self, instructions) -> list[Op]:
         return [Op(self.instructions[name], argument) for name, argument in instructions]
