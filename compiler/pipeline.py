@@ -3,6 +3,7 @@
     step          what it does                                              runs at
     ast           read and parse the file and every module it uses          every level
     checked       resolve names, check types, instantiate (compiler.check)  every level
+    inline        inline and specialize calls (compiler.optimize.inliner)   -O1
     tir           checked program -> TIR (compiler.tir.builder)             every level
     tir-opt       inline tiny functions, TIR peephole rules                 -O1
     tasm-lowered  TIR -> TASM, block by block (compiler.lower.control and
@@ -33,6 +34,7 @@ from compiler.lower.blocks import BlockLowerer
 from compiler.lower.classical import CLASSICAL
 from compiler.lower.control import lower
 from compiler.lower.link import link
+from compiler.optimize.inliner import inline_calls
 from compiler.optimize.passes import optimize_tasm, optimize_tir
 from compiler.tir.builder import build_tir
 from compiler.tir.ops import Program as TirProgram
@@ -69,6 +71,7 @@ FRONT_END = (
     Step("checked", lambda project, options: check(project, options.flags), 0, dumps.checked_text),
 )
 BACK_END = (
+    Step("inline", lambda checked, options: inline_calls(checked), 1, dumps.checked_text),
     Step("tir", lambda checked, options: build_tir(checked), 0, print_program),
     Step("tir-opt", lambda tir, options: optimize_tir(tir), 1, print_program),
     Step("tasm-lowered", lambda tir, options: lower(tir, options.lowerer), 0, dumps.asm_text),

@@ -41,6 +41,7 @@ from compiler.tir.liveness import Order, analyze, effect_free_instances
 from compiler.tir.loops import LoopBuilder
 from compiler.tir.ops import Facts, Function, IfElse, IfOnly, Op, Program
 from compiler.tir.stack import Allocator, CompileLimit, Layout, Stack, Value
+from compiler.tir.updates import UpdateBuilder
 from compiler.tir.walk import (
     contains_return,
     early_returns,
@@ -115,7 +116,7 @@ class _Return:
     value: Value | None  # the return value (None for unit functions)
 
 
-class FunctionBuilder(ExpressionBuilder, LoopBuilder):
+class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
     def __init__(self, checked, instance, pure, allocator: Allocator, trust_u32: bool = False):
         self.checked = checked
         self.instance = instance
@@ -137,6 +138,8 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
         self.stack.distance = self.distance
         self.trust_u32 = trust_u32  # U32 values are below 2^32 in this build (tir/facts.py)
         self.stack.u32_elements = self.u32_elements
+        self.protected: set = set()  # values whose reads copy (an update in progress)
+        self.notes: list[str] = []  # what was optimized, for `tri build --report`
 
     # --- the function ----------------------------------------------------------------------
     def build(self) -> Function:
@@ -171,7 +174,9 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
         stack.note()
         stack.emit(Op("Return"))
         params = sum(b.width for b in self.analysis.params)
-        return Function(self.label, params, result_width, stack.ops, instance.key)
+        return Function(
+            self.label, params, result_width, stack.ops, instance.key, tuple(self.notes)
+        )
 
     def lift_returns(self, statements: list) -> list:
         """`if c { ...; return e } rest` -> `if c { ...; return e } else { rest }` (and the
@@ -271,10 +276,11 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
                     # the body's last statement: its value is the function's
                     if statement.value is None:
                         return None
-                    return self.expr(statement.value)
+                    return self.update(statement.value) or self.expr(statement.value)
                 self.return_(statement)
             case ast.ExprStatement():
-                value = self.expr(statement.expr)
+                update = self.update(statement.expr) if mode == "value" else None
+                value = update or self.expr(statement.expr)
                 if mode == "value":
                     return value
                 if mode == "ret" and self.early.value is not None and value is not None:
@@ -292,7 +298,8 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
                 # an immutable name for a constant takes no slot: each read pushes it
                 self.constants[self.analysis.lets[statement][0]] = value
                 return
-        temp = self.in_place(statement.value) or self.expr(statement.value)
+        temp = self.in_place(statement.value) or self.update(statement.value)
+        temp = temp or self.expr(statement.value)
         bindings = self.analysis.lets[statement]
         live = self.analysis.live_after[statement]
         value_type = self.instance.types[statement.value]
@@ -325,7 +332,8 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
                 self.stack.home_in_ram(value)
 
     def assign(self, statement: ast.Assign) -> None:
-        temp = self.in_place(statement.value) or self.expr(statement.value)
+        temp = self.in_place(statement.value) or self.update(statement.value)
+        temp = temp or self.expr(statement.value)
         targets = (
             statement.target.elements
             if isinstance(statement.target, ast.TupleExpr)
@@ -355,11 +363,22 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
 
     # --- if ----------------------------------------------------------------------------------
     def if_(self, statement: ast.If, mode: str | None) -> Value | None:
+        condition = self.constant(statement.condition)
+        if condition is not None:
+            return self.if_known(statement, condition != 0, mode)
         if mode == "value" and self.selectable(statement):
             return self.cheapest(
                 lambda: self.if_branches(statement, mode), lambda: self.select(statement)
             )
         return self.if_branches(statement, mode)
+
+    def if_known(self, statement: ast.If, taken: bool, mode: str | None) -> Value | None:
+        """An `if` whose condition is known at compile time: only the arm taken is built."""
+        arm = statement.then_block if taken else statement.else_block
+        if arm is None:
+            return None
+        valued = mode == "value" and statement in self.valued
+        return self.statements(arm.statements, "value" if valued else mode)
 
     def selectable(self, statement: ast.If) -> bool:
         """A valued if of one word whose arms are a literal, constant or variable each."""
@@ -375,17 +394,33 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
         )
 
     def select(self, statement: ast.If) -> Value:
-        """Both arms are trivial: push both, then `skiz swap 1` `pop 1` picks one."""
+        """Both arms are trivial: the condition, then both values (moved where it is their
+        last use), laid out [else then condition] by one planned arrangement; `skiz swap 1`
+        `pop 1` keeps one."""
         stack = self.stack
+        condition = self.expr(statement.condition)
+        keys, moved = [], []
         for block in (statement.else_block, statement.then_block):
             expr = block.statements[0].expr
             constant = self.constant(expr)
-            if constant is not None:
-                stack.push_constant(constant)
-            else:  # a variable: copied, since the condition may still read it
+            place = self.movable_place(expr) if constant is None else None
+            if place is not None and place[0].key(place[1]) not in keys:
+                keys.append(place[0].key(place[1]))
+                moved.append(place[0])
+            elif constant is not None:
+                keys.append(stack.push_constant(constant).key(0))
+            else:  # a copy: the value is read again later
                 reference = self.instance.variables[expr]
-                self.read_place(self.analysis.reads[expr], reference.offset, 1, None)
-        condition = self.expr(statement.condition)
+                binding = self.analysis.reads[expr]
+                keys.append(self.read_place(binding, reference.offset, 1, None).key(0))
+        keys.append(condition.key(0))
+        for value in moved:
+            stack.touch(value)
+        stack.arrange(keys)
+        chosen = [stack.new_temp(1, "arm").key(0) for _ in range(2)]
+        stack.slots[-3:-1] = chosen
+        for value in moved:
+            stack.kill(value)
         stack.kill(condition)
         stack.slots.pop()
         swapped = [*stack.slots[:-2], stack.slots[-1], stack.slots[-2]]
@@ -396,21 +431,26 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
         stack.slots.pop()
         return stack.adopt(1, "select")
 
-    def cheapest(self, first, second):
-        """Build two alternatives from the same state; keep the one with less code."""
+    def cheapest(self, first, second, left_over=lambda: 0):
+        """Build two alternatives from the same state; keep the one with less code (the
+        first when the second gives up by returning None).  `left_over()`, called after
+        the first, counts instructions it leaves for later (dropping garbage it buried)."""
         stack = self.stack
         start, saved = len(stack.ops), stack.snapshot()
-        returned = self.returned
+        returned, notes = self.returned, len(self.notes)
         result_a = first()
         ops_a, state_a, returned_a = stack.ops[start:], stack.snapshot(), self.returned
-        del stack.ops[start:]
+        later = left_over()
+        notes_a = self.notes[notes:]
+        del stack.ops[start:], self.notes[notes:]
         stack.restore(saved)
         self.returned = returned
         result_b = second()  # its loops, if any, get labels after the first's
-        if lowered_size(stack.ops[start:]) < lowered_size(ops_a):
+        if result_b is not None and lowered_size(stack.ops[start:]) < lowered_size(ops_a) + later:
             return result_b
-        del stack.ops[start:]
+        del stack.ops[start:], self.notes[notes:]
         stack.ops.extend(ops_a)
+        self.notes.extend(notes_a)
         stack.restore(state_a)
         self.returned = returned_a
         return result_a

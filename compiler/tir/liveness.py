@@ -144,6 +144,8 @@ class Order:
         return list(expr.fields)
 
     def effect_free(self, expr) -> bool:
+        if isinstance(expr, ast.Inlined):
+            return expr.callee in self.pure
         if isinstance(expr, ast.Call):
             target = self.instance.calls.get(expr)
             if isinstance(target, Builtin):
@@ -287,6 +289,10 @@ class _Resolver:
             case ast.StructLiteral():
                 for _, value in expr.fields:
                     self.expr(value)
+            case ast.Inlined():
+                current = self.current
+                self.block(expr.body)
+                self.current = current
 
     def constant(self, expr) -> bool:
         return isinstance(expr, ast.IntLiteral) or isinstance(
@@ -384,6 +390,10 @@ class _Liveness:
                     else:
                         self.analysis.last_use.add(expr)
                         live.add(binding)
+            case ast.Inlined():
+                inside = self.block(expr.body, frozenset(live))
+                live.clear()
+                live.update(inside)
             case _:
                 for part in reversed(self.order.operands(expr)):
                     self._expr(part, live)

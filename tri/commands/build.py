@@ -34,8 +34,8 @@ def register(commands) -> None:
         "--dump",
         metavar="STEP[,STEP...]",
         help="print these pipeline steps' output instead, in pipeline order, each under a "
-        "header (ast, checked, tir, tir-opt, tasm-lowered, tasm-opt, tasm); -o still "
-        "gets the --emit output",
+        "header (ast, checked, inline, tir, tir-opt, tasm-lowered, tasm-opt, tasm); -o "
+        "still gets the --emit output",
     )
     add_level_options(build)
     build.add_argument("--isa", choices=ISAS, default="rel", help="instruction set (default: rel)")
