@@ -112,6 +112,14 @@ class Compiled:
     program: tasm.Program  # the text, assembled
     module: str | None  # the module name of a module-alone build
     level: int = DEFAULT_LEVEL
+    outputs: dict = field(default_factory=dict)  # every back-end step's output, by name
+
+    def report(self) -> str:
+        """What the optimizer did to each function (`tri build --report`, compiler.report)."""
+        from compiler import report
+
+        functions = [function.label for function in self.tir.functions]
+        return report.render(report.report(self.outputs), functions, self.level)
 
     def emit(self, what: str) -> str:
         return print_program(self.tir) if what == "tir" else self.text
@@ -132,4 +140,4 @@ def compile_program(
     text = outputs["tasm"]
     module = None if checked.entry is not None else checked.project.entry.name
     program = tasm.parse(text, isa)
-    return Compiled(outputs["tir-opt"], outputs["tasm-opt"], text, program, module, level)
+    return Compiled(outputs["tir-opt"], outputs["tasm-opt"], text, program, module, level, outputs)

@@ -116,7 +116,10 @@ def test_the_cost_rule(tmp_path):
     )
     large += "    " + " + ".join(f"v{i}" for i in range(SMALL)) + "\n}\n\n"
     small = "fn tiny(x: Field) -> Field {\n    x + 1\n}\n\n"
-    twice = "fn main() {\n    io.write(big(io.read()) + big(io.read()) + tiny(1) + tiny(io.read()))\n}\n"
+    twice = (
+        "fn main() {\n"
+        "    io.write(big(io.read()) + big(io.read()) + tiny(1) + tiny(io.read()))\n}\n"
+    )
     once = "fn main() {\n    io.write(big(io.read()) + tiny(io.read()))\n}\n"
     header = "program t\n\nuse vm.io.io\n\n"
     for main, expected in ((twice, ["t__main", "t__big"]), (once, ["t__main"])):

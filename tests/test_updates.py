@@ -27,7 +27,7 @@ def test_one_changed_field_costs_its_computation_and_a_swap():
     # s.s0 + a into s0's slot: dup 7, add (a is on top), swap 7, pop 1; then return
     assert [str(op) for op in ops] == ["Dup(7)", "Swap(1)", "Add", "Swap(7)", "Pop(1)", "Return"]
     step = next(f for f in compiled.tir.functions if f.label == "updates__step")
-    assert step.notes == ("updated in place: s (1 of 7 parts changed)",)
+    assert step.notes == (("updated in place", "s (1 of 7 parts changed)"),)
 
 
 def test_a_permutation_moves_only_what_moves():
@@ -35,13 +35,14 @@ def test_a_permutation_moves_only_what_moves():
     ops = function_ops(compiled, "updates__gate")
     assert len(ops) <= 12  # the plain literal copies 7 words and drops 7: 22
     gate = next(f for f in compiled.tir.functions if f.label == "updates__gate")
-    assert gate.notes == ("updated in place: s (1 of 7 parts changed)",)
+    assert gate.notes == (("updated in place", "s (1 of 7 parts changed)"),)
 
 
 def test_a_field_assignment_is_an_update(tmp_path):
     path = tmp_path / "t.tri"
     path.write_text(
-        "program t\n\nuse vm.io.io\n\nstruct P {\n    a: Field,\n    b: Field,\n    c: Field,\n}\n\n"
+        "program t\n\nuse vm.io.io\n\n"
+        "struct P {\n    a: Field,\n    b: Field,\n    c: Field,\n}\n\n"
         "fn main() {\n    let mut p: P = P { a: io.read(), b: io.read(), c: io.read() }\n"
         "    p.a = p.a + p.c\n    io.write(p.a)\n    io.write(p.b)\n    io.write(p.c)\n}\n"
     )
@@ -49,7 +50,7 @@ def test_a_field_assignment_is_an_update(tmp_path):
     for level in (0, 1):
         compiled = compile_program(checked, level)
         main = compiled.tir.functions[0]
-        assert main.notes == ("updated in place: p (1 of 3 parts changed)",)
+        assert main.notes == (("updated in place", "p (1 of 3 parts changed)"),)
         assert compare_program(checked, compiled.program, ([1, 2, 3], [], [], {})) is None
 
 

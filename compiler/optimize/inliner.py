@@ -218,7 +218,7 @@ class _Caller:
         if inliner.size(instance) <= inliner.small:
             reduced = ast.Call(call.callee, call.size_arguments, kept, call.span)
             self.tables["types"][reduced] = self.tables["types"].get(call, instance.result)
-            return self.inline(reduced, instance, record=False)
+            return self.inline(reduced, instance)
         call.arguments = kept
         self.tables["calls"][call] = instance.key
         return call
@@ -236,7 +236,7 @@ class _Caller:
         indexed = _indexed_parameters(callee)
         renamed = {name: inliner.name(name) for name in _bound_names(callee, body)}
         aliases, lets = {}, []
-        for argument, (name, type_) in zip(call.arguments, callee.params, strict=True):
+        for argument, (name, _) in zip(call.arguments, callee.params, strict=True):
             reference = self.tables["variables"].get(argument)
             if isinstance(reference, LocalRef) and name not in indexed:
                 aliases[name] = (argument.path, reference)
@@ -490,8 +490,9 @@ def _specialized(callee, constants):
             literal = literal or ast.IntLiteral(value, body.span)
             tables["types"][literal] = type_
             lets.append(ast.Let(False, ast.PatternName(name, body.span), None, literal, body.span))
-    suffix = "_".join(f"{index}_{bound[name]}" for index, (name, _) in enumerate(callee.params)
-                      if name in bound)
+    suffix = "_".join(
+        f"{index}_{bound[name]}" for index, (name, _) in enumerate(callee.params) if name in bound
+    )
     return replace(
         callee,
         key=f"{callee.key}__k{suffix}",

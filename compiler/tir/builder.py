@@ -40,12 +40,14 @@ from compiler.tir.facts import u32_invariant_holds, u32_positions
 from compiler.tir.liveness import Order, analyze, effect_free_instances
 from compiler.tir.loops import LoopBuilder
 from compiler.tir.ops import Facts, Function, IfElse, IfOnly, Op, Program
+from compiler.tir.ranges import bounds, speculable
 from compiler.tir.stack import Allocator, CompileLimit, Layout, Stack, Value
-from compiler.tir.updates import UpdateBuilder
+from compiler.tir.updates import UpdateBuilder, variables
 from compiler.tir.walk import (
     contains_return,
     early_returns,
     ends_in_only_return,
+    expected_cycles,
     lowered_size,
     part_offsets,
     simple_block,
@@ -126,6 +128,7 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
         self.values: dict = {}  # Binding -> Value
         self.valued = dict(instance.valued_ifs)  # If -> type, with lifted returns
         self.constants: dict = {}  # Binding -> its value, for immutable names of constants
+        self.bounds: dict = {}  # Binding -> upper bounds of its words (compiler.tir.ranges)
         self.bindings: dict = {}  # Value -> Binding
         self.contexts: list[_Context] = []
         self.loops: list = []  # LoopInfo of the enclosing loops
@@ -139,7 +142,7 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
         self.trust_u32 = trust_u32  # U32 values are below 2^32 in this build (tir/facts.py)
         self.stack.u32_elements = self.u32_elements
         self.protected: set = set()  # values whose reads copy (an update in progress)
-        self.notes: list[str] = []  # what was optimized, for `tri build --report`
+        self.notes: list[tuple[str, str]] = []  # (report section, what), `tri build --report`
 
     # --- the function ----------------------------------------------------------------------
     def build(self) -> Function:
@@ -257,7 +260,7 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
     def kill_dead(self, live) -> None:
         for value in self.stack.values():
             binding = self.bindings.get(value)
-            if binding is not None and binding not in live:
+            if binding is not None and binding not in live and value not in self.protected:
                 self.stack.kill(value)
         self.stack.pop_garbage()
 
@@ -298,6 +301,8 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
                 # an immutable name for a constant takes no slot: each read pushes it
                 self.constants[self.analysis.lets[statement][0]] = value
                 return
+        if self.remainder(statement):
+            return
         temp = self.in_place(statement.value) or self.update(statement.value)
         temp = temp or self.expr(statement.value)
         bindings = self.analysis.lets[statement]
@@ -314,13 +319,44 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
                     bindings, *part_offsets(value_type, len(bindings)), strict=True
                 )
             ]
+        known = (
+            None if statement.mutable else bounds(statement.value, self.instance, self.known_bounds)
+        )
         for binding, offset, part_width in parts:
+            if binding is not None and known is not None:
+                self.bounds[binding] = known[offset : offset + part_width]
             if binding is None or binding not in live:
                 self.stack.kill_elements(temp, range(offset, offset + part_width))
                 continue
             value = self.variable(binding)
             self.stack.rename(temp, value, offset, part_width)
         self.settle()
+
+    def remainder(self, statement: ast.Let) -> bool:
+        """`let (_, r) = x /% 2^k` (the quotient never read): r is `x & (2^k - 1)`, which
+        fails on the same x (not a u32) as `div_mod` does."""
+        value = statement.value
+        if not isinstance(value, ast.Binary) or value.operator != "/%":
+            return False
+        if not isinstance(statement.pattern, ast.PatternTuple):
+            return False
+        divisor = self.constant(value.right)
+        quotient, remainder = self.analysis.lets[statement]
+        live = self.analysis.live_after[statement]
+        if divisor is None or divisor & (divisor - 1) or not 0 < divisor < 2**32:
+            return False
+        if quotient is not None and quotient in live:
+            return False
+        self.expr(value.left)
+        self.stack.push_constant(divisor - 1)
+        temp = self.apply(Op("And"), 2, 1)
+        if remainder is None or remainder not in live:
+            self.stack.drop(temp)
+        else:
+            self.stack.rename(temp, self.variable(remainder))
+            self.bounds[remainder] = [divisor - 1]
+        self.settle()
+        return True
 
     def settle(self) -> None:
         """After renaming: pop garbage on top, keep variables in reach, home indexed ones."""
@@ -368,7 +404,9 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
             return self.if_known(statement, condition != 0, mode)
         if mode == "value" and self.selectable(statement):
             return self.cheapest(
-                lambda: self.if_branches(statement, mode), lambda: self.select(statement)
+                lambda: self.if_branches(statement, mode),
+                lambda: self.select(statement),
+                measure=lambda ops: expected_cycles(ops) + lowered_size(ops) / 1024,
             )
         return self.if_branches(statement, mode)
 
@@ -381,17 +419,26 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
         return self.statements(arm.statements, "value" if valued else mode)
 
     def selectable(self, statement: ast.If) -> bool:
-        """A valued if of one word whose arms are a literal, constant or variable each."""
+        """A valued if of one word whose arms are each one expression (or a selectable
+        valued if) that may be evaluated whether or not its arm is taken
+        (compiler.tir.ranges.speculable)."""
         if statement not in self.valued:
             return False
         if width(self.valued[statement]) != 1 or statement.else_block is None:
             return False
-        return all(
-            len(block.statements) == 1
-            and isinstance(block.statements[0], ast.ExprStatement)
-            and isinstance(block.statements[0].expr, ast.IntLiteral | ast.BoolLiteral | ast.Var)
-            for block in (statement.then_block, statement.else_block)
-        )
+        return all(self.speculable_arm(b) for b in (statement.then_block, statement.else_block))
+
+    def speculable_arm(self, block: ast.Block) -> bool:
+        if len(block.statements) != 1:
+            return False
+        match block.statements[0]:
+            case ast.ExprStatement(expr=expr):
+                return speculable(expr, self.instance, self.known_bounds)
+            case ast.If() as inner:
+                return self.selectable(inner) and speculable(
+                    inner.condition, self.instance, self.known_bounds
+                )
+        return False
 
     def select(self, statement: ast.If) -> Value:
         """Both arms are trivial: the condition, then both values (moved where it is their
@@ -400,19 +447,31 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
         stack = self.stack
         condition = self.expr(statement.condition)
         keys, moved = [], []
+        then_reads = {
+            self.values.get(self.analysis.reads.get(var)) for var in arm_reads(statement.then_block)
+        }
         for block in (statement.else_block, statement.then_block):
-            expr = block.statements[0].expr
-            constant = self.constant(expr)
+            arm = block.statements[0]
+            expr = arm.expr if isinstance(arm, ast.ExprStatement) else arm
+            # the else value is made first: what the then value reads must stay
+            protected = then_reads - self.protected if block is statement.else_block else set()
+            self.protected |= protected
+            constant = None if isinstance(expr, ast.If) else self.constant(expr)
             place = self.movable_place(expr) if constant is None else None
             if place is not None and place[0].key(place[1]) not in keys:
                 keys.append(place[0].key(place[1]))
                 moved.append(place[0])
             elif constant is not None:
                 keys.append(stack.push_constant(constant).key(0))
-            else:  # a copy: the value is read again later
+            elif isinstance(expr, ast.Var):  # a copy: the value is read again later
                 reference = self.instance.variables[expr]
                 binding = self.analysis.reads[expr]
                 keys.append(self.read_place(binding, reference.offset, 1, None).key(0))
+            elif isinstance(expr, ast.If):  # a valued if of its own, evaluated in advance
+                keys.append(self.if_(expr, "value").key(0))
+            else:  # evaluated whether or not its arm is taken: it cannot fail
+                keys.append(self.expr(expr).key(0))
+            self.protected -= protected
         keys.append(condition.key(0))
         for value in moved:
             stack.touch(value)
@@ -431,7 +490,7 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
         stack.slots.pop()
         return stack.adopt(1, "select")
 
-    def cheapest(self, first, second, left_over=lambda: 0):
+    def cheapest(self, first, second, left_over=lambda: 0, measure=lowered_size):
         """Build two alternatives from the same state; keep the one with less code (the
         first when the second gives up by returning None).  `left_over()`, called after
         the first, counts instructions it leaves for later (dropping garbage it buried)."""
@@ -446,7 +505,7 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
         stack.restore(saved)
         self.returned = returned
         result_b = second()  # its loops, if any, get labels after the first's
-        if result_b is not None and lowered_size(stack.ops[start:]) < lowered_size(ops_a) + later:
+        if result_b is not None and measure(stack.ops[start:]) < measure(ops_a) + later:
             return result_b
         del stack.ops[start:], self.notes[notes:]
         stack.ops.extend(ops_a)
@@ -631,3 +690,16 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
 def has_code(ops) -> bool:
     """Whether `ops` holds more than annotations (a body of only Facts lowers to nothing)."""
     return any(not isinstance(op, Facts) for op in ops)
+
+
+def arm_reads(block: ast.Block):
+    """The variables an arm of a select reads (its expression, or its inner if's)."""
+    for statement in block.statements:
+        match statement:
+            case ast.ExprStatement(expr=expr):
+                yield from variables(expr)
+            case ast.If():
+                yield from variables(statement.condition)
+                yield from arm_reads(statement.then_block)
+                if statement.else_block is not None:
+                    yield from arm_reads(statement.else_block)

@@ -14,6 +14,7 @@ from compiler.check.types import XFIELD, ArrayType, width
 from compiler.syntax import ast
 from compiler.tir.constants import fold
 from compiler.tir.ops import Call, Op, from_tasm
+from compiler.tir.ranges import U32_MAX, bound
 from compiler.tir.stack import CompileLimit, Layout, Value, is_garbage
 from vm.field import P
 
@@ -53,6 +54,17 @@ class ExpressionBuilder:
     def known(self, var: ast.Var) -> int | None:
         """The value of an immutable name bound to a constant (it takes no stack slot)."""
         return self.constants.get(self.analysis.reads.get(var))
+
+    def known_bounds(self, var: ast.Var) -> list[int] | None:
+        """Upper bounds of a variable's words (compiler.tir.ranges), as its `let` gave them."""
+        binding = self.analysis.reads.get(var)
+        if binding in self.constants:
+            return [self.constants[binding]]
+        reference = self.instance.variables.get(var)
+        found = self.bounds.get(binding)
+        if found is None or not isinstance(reference, LocalRef):
+            return None
+        return found[reference.offset : reference.offset + width(reference.type)]
 
     def inlined(self, expr: ast.Inlined) -> Value | None:
         """A call replaced by the callee's body: its statements, the last one's value on top,
@@ -240,6 +252,9 @@ class ExpressionBuilder:
             folded = self.fold_negation(target, expr)
             if folded is not None:
                 return folded
+        if isinstance(target, Builtin) and target.name == "as_u32":
+            if bound(expr.arguments[0], self.instance, self.known_bounds) <= U32_MAX:
+                return self.stack.adopt(self.operands(expr.arguments))  # it cannot fail
         total = self.operands(self.order.operands(expr))
         if isinstance(target, Builtin):
             return self.builtin(target, total, swapped)

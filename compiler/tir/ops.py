@@ -413,7 +413,7 @@ class Function:
     result: int  # result width
     body: list = field(default_factory=list)
     source: str = ""  # the instance key it came from
-    notes: tuple[str, ...] = ()  # what the builder optimized, for `tri build --report`
+    notes: tuple[tuple[str, str], ...] = ()  # (report section, what the builder did)
 
 
 @dataclass

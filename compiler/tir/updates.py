@@ -47,12 +47,12 @@ class UpdateBuilder:
         parts = self.literal_parts(expr)
         if parts is None:
             return None
-        sources = {}
+        sources = {}  # the variables parts are read from, in order (dict: a fixed order)
         for _, _, part in parts:
             place = self.place_of(part)
             if place is not None and isinstance(place[3], ast.Var):
-                sources.setdefault(place[0], []).append(place)
-        for binding, places in sources.items():
+                sources[place[0]] = None
+        for binding in sources:
             value = self.values.get(binding)
             if value is None or width(binding.type) != width(self.instance.types[expr]):
                 continue
@@ -125,9 +125,8 @@ class UpdateBuilder:
         stack.slots = [mapping.get(slot, slot) for slot in stack.slots]
         stack.kill(value)
         changed = sum(source is None for _, _, source, _ in elements)
-        self.notes.append(
-            f"updated in place: {value.name} ({changed} of {len(elements)} parts changed)"
-        )
+        note = f"{value.name} ({changed} of {len(elements)} parts changed)"
+        self.notes.append(("updated in place", note))
         return result
 
 

@@ -43,6 +43,11 @@ def simple_block(block: ast.Block, depth: int = 1) -> bool:
     return True
 
 
+def expected_cycles(ops) -> float:
+    """Cycles of one run of `ops`, each branch arm taken half the time (compiler.lower.control)."""
+    return control.expected_cycles(ops)
+
+
 def lowered_size(ops) -> int:
     """Instructions `ops` lower to, deferred blocks included, before peephole: counted on
     what compiler.lower.control really emits for them, so it cannot drift from it."""
