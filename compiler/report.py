@@ -13,7 +13,8 @@ The sections of the classical passes (docs/backend.md):
 * specialized -- calls of a copy of the callee bound to constant arguments (the same);
 * updated in place -- literals built in a dead value's slots (compiler.tir.updates);
 * laid out inline -- branch arms of one instruction lowered right after their `skiz`, with
-  no subroutine (compiler.lower.control; a select `skiz swap 1 pop 1` is one).
+  no subroutine (compiler.lower.control; a select `skiz swap 1 pop 1` is one), and selects
+  with a 0 arm computed as a product (compiler.tir.builder).
 """
 
 from __future__ import annotations
@@ -81,7 +82,7 @@ SECTIONS: list[SectionKind] = [
     SectionKind("inlined", _inlined),
     SectionKind("specialized", _specialized),
     SectionKind("updated in place", _noted(("tir",), "updated in place")),
-    SectionKind("laid out inline", _noted(("tasm-lowered",), "laid out inline")),
+    SectionKind("laid out inline", _noted(("tir", "tasm-lowered"), "laid out inline")),
 ]
 
 

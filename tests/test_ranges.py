@@ -86,3 +86,17 @@ def test_speculable_arms_become_a_select_and_failing_ones_do_not(built):
     assert "IfElse" not in pick  # both arms computed, one kept
     guarded = body_text(compiled, "speculation__guarded")
     assert "IfElse" in guarded  # as_u32(y) may fail: only when its arm is taken
+
+
+def test_a_select_with_a_zero_arm_is_a_product(built):
+    _, compiled = built
+    # if c {0} else {x}: (c == 0) * x, whatever c holds (x is above c on entry)
+    unless = body_text(compiled, "speculation__unless")
+    assert unless == ["Swap(1)", "Push(0)", "Eq", "Mul", "Return"]
+    # if a == b {x} else {0}: the condition is 0 or 1, so (a == b) * x
+    when_equal = body_text(compiled, "speculation__when_equal")
+    assert "Mul" in when_equal and "IfOnly" not in when_equal
+    # if c {x} else {0} on a Bool parameter: c may be any value a caller puts there, so
+    # c * x could differ from x; it stays a select
+    when = body_text(compiled, "speculation__when")
+    assert "IfOnly" in when and "Mul" not in when

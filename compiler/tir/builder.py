@@ -40,7 +40,7 @@ from compiler.tir.facts import u32_invariant_holds, u32_positions
 from compiler.tir.liveness import Order, analyze, effect_free_instances
 from compiler.tir.loops import LoopBuilder
 from compiler.tir.ops import Facts, Function, IfElse, IfOnly, Op, Program
-from compiler.tir.ranges import bounds, speculable
+from compiler.tir.ranges import bound, bounds, speculable
 from compiler.tir.stack import Allocator, CompileLimit, Layout, Stack, Value
 from compiler.tir.updates import UpdateBuilder, variables
 from compiler.tir.walk import (
@@ -445,12 +445,14 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
         last use), laid out [else then condition] by one planned arrangement; `skiz swap 1`
         `pop 1` keeps one."""
         stack = self.stack
+        zero = self.zero_arm(statement)
         condition = self.expr(statement.condition)
         keys, moved = [], []
         then_reads = {
             self.values.get(self.analysis.reads.get(var)) for var in arm_reads(statement.then_block)
         }
-        for block in (statement.else_block, statement.then_block):
+        blocks = (statement.else_block, statement.then_block)
+        for block in blocks if zero is None else [b for b in blocks if b is not zero]:
             arm = block.statements[0]
             expr = arm.expr if isinstance(arm, ast.ExprStatement) else arm
             # the else value is made first: what the then value reads must stay
@@ -476,6 +478,8 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
         for value in moved:
             stack.touch(value)
         stack.arrange(keys)
+        if zero is not None:
+            return self.select_by_product(statement, zero, moved, condition)
         chosen = [stack.new_temp(1, "arm").key(0) for _ in range(2)]
         stack.slots[-3:-1] = chosen
         for value in moved:
@@ -489,6 +493,36 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
         stack.emit(Op("Pop", 1))
         stack.slots.pop()
         return stack.adopt(1, "select")
+
+    def zero_arm(self, statement: ast.If) -> ast.Block | None:
+        """The arm of a select whose value is the constant 0 when the other is kept by a
+        product instead: `if c {x} else {0}` is `c * x` for a condition known to be 0 or 1,
+        `if c {0} else {x}` is `(c == 0) * x` for any condition (`selectable`: one word)."""
+        zeros = [
+            block
+            for block in (statement.then_block, statement.else_block)
+            if isinstance(block.statements[0], ast.ExprStatement)
+            and self.constant(block.statements[0].expr) == 0
+        ]
+        if len(zeros) != 1:
+            return None
+        if zeros[0] is statement.else_block:
+            if bound(statement.condition, self.instance, self.known_bounds) > 1:
+                return None
+        return zeros[0]
+
+    def select_by_product(self, statement, zero, moved, condition) -> Value:
+        """The select of `zero_arm`: [x c] on top become c * x, or (c == 0) * x."""
+        stack = self.stack
+        stack.adopt(2, "arm")
+        for value in moved:
+            stack.kill(value)
+        stack.kill(condition)
+        if zero is statement.then_block:
+            stack.push_constant(0)
+            self.apply(Op("Eq"), 2, 1)
+        self.notes.append(("laid out inline", "select by a product"))
+        return self.apply(Op("Mul"), 2, 1)
 
     def cheapest(self, first, second, left_over=lambda: 0, measure=lowered_size):
         """Build two alternatives from the same state; keep the one with less code (the
