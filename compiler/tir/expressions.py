@@ -105,7 +105,8 @@ class ExpressionBuilder:
     def read_place(self, binding, offset: int, count: int, expr) -> Value:
         value = self.values[binding]
         last = expr is not None and self.analysis.is_last_use(expr)
-        temp = self.stack.read(value, offset, count, self.may_move(value, expr))
+        move = self.may_move(value, expr) or self.may_move_words(value, expr)
+        temp = self.stack.read(value, offset, count, move)
         if last and value.kind == "var" and value not in self.protected:
             self.stack.kill(value)
         return temp
@@ -117,6 +118,19 @@ class ExpressionBuilder:
             and value.kind == "var"
             and not value.ram_home
             and not any(value in context.kept for context in self.contexts[-1:])
+            and value not in self.protected
+        )
+
+    def may_move_words(self, value: Value, var) -> bool:
+        """The words a read takes are not read again (other words of the value may be):
+        they are moved, the rest stays.  Not for a value of the entry layout of an enclosing
+        branch or loop, whose join or next iteration expects all of its words."""
+        return (
+            var is not None
+            and self.analysis.is_words_last_use(var)
+            and value.kind == "var"
+            and not value.ram_home
+            and not any(value in context.entry for context in self.contexts)
             and value not in self.protected
         )
 
