@@ -72,3 +72,12 @@ def test_a_pass_adds_a_section():
     text = report.render(sections, ["updates__main"], 1)
     assert text.splitlines()[1] == "funnel: 5 seen, 2 cheaper"
     assert "    searched: 2 of 5 blocks" in text.splitlines()
+
+
+def test_an_alternative_built_twice_is_reported_once(capsys):
+    # is_negative's inner `if` is built in both ways of laying out its arm (copy or move) and
+    # as part of a select of the outer `if`; the product is in the code once, and said once
+    tensor = DEFAULT_LIBRARY / "nn" / "tensor.tri"
+    rows = sections_of(tri(capsys, "build", str(tensor), "--report")[1])
+    assert rows["std_nn_tensor__is_negative"] == ["laid out inline: select by a product"]
+    assert "laid out inline: select by a product x2" in rows["std_nn_tensor__relu"]

@@ -599,11 +599,17 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
         """Build a branch with a fixed target, with the `kept` set choices[0]; for a small
         body also with choices[1] (moving instead of copying the values whose slot the
         join keeps, or the reverse), and keep the shorter."""
+        notes = len(self.notes)
         ops = self.branch(block, entry, target, choices[0], mode, live_after, result)
         if not simple_block(block) or choices[1] == choices[0]:
             return ops
+        notes_first = self.notes[notes:]
+        del self.notes[notes:]  # the notes of the body kept, once
         other = self.branch(block, entry, target, choices[1], mode, live_after, result)
-        return other if lowered_size(other) < lowered_size(ops) else ops
+        if lowered_size(other) < lowered_size(ops):
+            return other
+        self.notes[notes:] = notes_first
+        return ops
 
     def branch(self, block, entry: Layout, target, kept, mode, live_after, result=None) -> list:
         """Build one branch body from `entry`; conform to `target` (or fix it: None)."""
