@@ -115,8 +115,6 @@ class _Inliner:
                 if size == UNBUILDABLE:  # inlining made it too big to build: keep the calls
                     self.instances[key] = original
                     del self.decisions[marker:]
-                    continue
-            self.size(self.instances[key])
         return self.result()
 
     def result(self) -> Inlined:
