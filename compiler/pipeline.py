@@ -3,6 +3,7 @@
     step          what it does                                              runs at
     ast           read and parse the file and every module it uses          every level
     checked       resolve names, check types, instantiate (compiler.check)  every level
+    inline        inline and specialize calls (compiler.optimize.inliner)   -O1
     tir           checked program -> TIR (compiler.tir.builder)             every level
     tir-opt       inline tiny functions, TIR peephole rules                 -O1
     tasm-lowered  TIR -> TASM, block by block (compiler.lower.control and
@@ -33,6 +34,7 @@ from compiler.lower.blocks import BlockLowerer
 from compiler.lower.classical import CLASSICAL
 from compiler.lower.control import lower
 from compiler.lower.link import link
+from compiler.optimize.inliner import inline_calls
 from compiler.optimize.passes import optimize_tasm, optimize_tir
 from compiler.tir.builder import build_tir
 from compiler.tir.ops import Program as TirProgram
@@ -69,6 +71,7 @@ FRONT_END = (
     Step("checked", lambda project, options: check(project, options.flags), 0, dumps.checked_text),
 )
 BACK_END = (
+    Step("inline", lambda checked, options: inline_calls(checked), 1, dumps.checked_text),
     Step("tir", lambda checked, options: build_tir(checked), 0, print_program),
     Step("tir-opt", lambda tir, options: optimize_tir(tir), 1, print_program),
     Step("tasm-lowered", lambda tir, options: lower(tir, options.lowerer), 0, dumps.asm_text),
@@ -110,6 +113,14 @@ class Compiled:
     module: str | None  # the module name of a module-alone build
     level: int = DEFAULT_LEVEL
     search: object = None  # at -O2: the search's funnel (compiler.search.lowerer.Funnel)
+    outputs: dict = field(default_factory=dict)  # every back-end step's output, by name
+
+    def report(self) -> str:
+        """What the optimizer did to each function (`tri build --report`, compiler.report)."""
+        from compiler import report
+
+        functions = [function.label for function in self.tir.functions]
+        return report.render(report.report(self.outputs), functions, self.level)
 
     def emit(self, what: str) -> str:
         return print_program(self.tir) if what == "tir" else self.text
@@ -152,6 +163,7 @@ def compile_program(
     module = None if checked.entry is not None else checked.project.entry.name
     program = tasm.parse(text, isa)
     compiled = Compiled(outputs["tir-opt"], outputs["tasm-opt"], text, program, module, level)
+    compiled.outputs = outputs
     compiled.search = getattr(lowerer, "funnel", None)
     if level >= 2:
         compiled = _never_costlier(checked, compiled, isa, profile)
@@ -174,4 +186,5 @@ def _never_costlier(checked, compiled: Compiled, isa: str, profile) -> Compiled:
     if compiled.search is not None and chosen is baseline:
         compiled.search.applied = 0
     chosen.level, chosen.search = compiled.level, compiled.search
+    chosen.outputs = {**chosen.outputs, "search": compiled.search}
     return chosen

@@ -154,11 +154,12 @@ def test_dump_prints_every_step_in_pipeline_order(capsys):
     assert code == 0
     headers = [line for line in out.splitlines() if line.startswith(";; --- dump: ")]
     assert headers == [f";; --- dump: {name} ---" for name in STEP_NAMES]
-    assert out.count(";; (not run at -O0: its input, unchanged)") == 2
+    assert out.count(";; (not run at -O0: its input, unchanged)") == 3
     sections = dict(part.split(" ---\n", 1) for part in out.split(";; --- dump: ")[1:])
     assert sections["tasm"] == tri(capsys, "build", ARITHMETIC, "-O0")[1]
     assert "SourceFile kind='program' name='arithmetic'" in sections["ast"]
     assert "fn arithmetic__main() -> ()" in sections["checked"]
+    assert sections["inline"].split("\n", 1)[1] == sections["checked"]  # not run at -O0
     assert sections["tir"].startswith("Entry(arithmetic__main)")
     assert sections["tasm-lowered"].startswith("arithmetic__main:")
     assert tri(capsys, "build", ARITHMETIC, "--dump", wanted, "-O0")[1] == out  # deterministic
@@ -178,4 +179,4 @@ def test_dump_and_emit(capsys, tmp_path):
 def test_an_unknown_dump_step_is_a_usage_error(capsys, steps):
     code, out, err = tri(capsys, "build", ARITHMETIC, "--dump", steps)
     assert code == 2 and out == ""
-    assert "the steps are ast, checked, tir, tir-opt, tasm-lowered, tasm-opt, tasm" in err
+    assert "the steps are ast, checked, inline, tir, tir-opt, tasm-lowered, tasm-opt, tasm" in err

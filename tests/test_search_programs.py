@@ -5,8 +5,9 @@
   values included), as tests/test_backend_differential.py holds `-O1` to.
 * Every public stdlib function built at `-O2` agrees with the evaluator on edge and
   random arguments.
-* On every case of every corpus program that runs to the end, the `-O2` run takes no more processor cycles
-  and no more op-stack rows than the `-O1` run, and its padded height is no larger:
+* On every case of every corpus program that runs to the end, the `-O2` run takes no
+  more processor cycles and no more op-stack rows than the `-O1` run, and its padded
+  height is no larger:
   each block the search changed is no costlier in any figure it adds per execution.
 * A profile makes the choice: `-O2` keeps its program only where the objective on the
   profile's runs is strictly lower, else it is `-O1`'s.

@@ -51,6 +51,7 @@ class Label:
 class AsmFunction:
     label: str
     items: list = field(default_factory=list)  # Label | Instr, starting with Label(label)
+    notes: tuple[tuple[str, str], ...] = ()  # (report section, what the lowering did)
 
 
 @dataclass

@@ -32,6 +32,13 @@ def lower(program: Program, lowerer: BlockLowerer = CLASSICAL) -> AsmProgram:
     return AsmProgram(functions, program.entry, program.name)
 
 
+def expected_cycles(ops, lowerer: BlockLowerer = CLASSICAL) -> float:
+    """Cycles of one run of `ops`, before peephole, each arm of a branch taken half the time
+    and each loop body run once (the builder's measure when a branch may become a select)."""
+    lowering = _FunctionLowering("cycles", lowerer)
+    return lowering.cycles(ops)
+
+
 def lowered_size(ops, lowerer: BlockLowerer = CLASSICAL) -> int:
     """How many instructions `ops` become when lowered as a function body: its own code and
     the deferred blocks of its branches and loops, before peephole."""
@@ -45,6 +52,7 @@ class _FunctionLowering:
         self.lowerer = lowerer
         self.deferred: list[list] = []
         self.count = 0
+        self.notes: list[tuple[str, str]] = []  # branches laid out without a subroutine
 
     def run(self, body) -> AsmFunction:
         items: list = [Label(self.label), *self.body(body)]
@@ -52,7 +60,7 @@ class _FunctionLowering:
         while flushed < len(self.deferred):
             items.extend(self.deferred[flushed])
             flushed += 1
-        return AsmFunction(self.label, items)
+        return AsmFunction(self.label, items, tuple(self.notes))
 
     def fresh(self, kind: str) -> str:
         self.count += 1
@@ -99,6 +107,55 @@ class _FunctionLowering:
                 return [Instr(o.instruction.name, o.target or o.argument) for o in parsed]
         raise TypeError(f"cannot lower {op!r}")
 
+    def cycles(self, ops) -> float:
+        """Expected cycles of `ops` (see `expected_cycles`), path by path of each shape."""
+        total = 0.0
+        run: list = []
+        for op in list(ops) + [None]:
+            if op is not None and (is_straight(op) or isinstance(op, Comment)):
+                run.append(op)
+                continue
+            total += len(self.block(run))
+            run = []
+            if op is None:
+                break
+            match op:
+                case IfOnly():
+                    total += self.if_only_cycles(op.then)
+                case IfElse():
+                    total += self.if_else_cycles(op.then, op.otherwise)
+                case Loop():
+                    total += len(self.loop(op)) + self.cycles(op.body) + 5
+                case _:
+                    total += len(self.control(op))
+        return total
+
+    def if_only_cycles(self, then) -> float:
+        items = self.body(then)
+        if not items:
+            return 1  # pop 1
+        if _single(items):
+            return 1 + 0.5  # skiz, and the instruction half the time
+        return 1 + 0.5 * (2 + self.cycles(then))  # skiz; call, body, return
+
+    def if_else_cycles(self, then, otherwise) -> float:
+        then_items, else_items = self.body(then), self.body(otherwise)
+        if not else_items:
+            return self.if_only_cycles(then)
+        if not then_items:
+            return 2 + self.if_only_cycles(otherwise)
+        then_path = 4 + 1 + self.cycles(then) + 2 + 1  # push swap skiz call; pop; push return; skiz
+        if _single(else_items):
+            else_path = 3 + 2  # push swap skiz; skiz and the instruction
+        else:
+            else_path = 3 + 2 + self.cycles(otherwise) + 1  # skiz call; body; return
+        return (then_path + else_path) / 2
+
+    def _note(self, text: str, guarded: Instr) -> None:
+        """An arm of one instruction lowered after its `skiz` (a `call` is not a layout)."""
+        if guarded.name != "call":
+            self.notes.append(("laid out inline", text))
+
     def subroutine(self, kind: str, items: list) -> str:
         label = self.fresh(kind)
         self.deferred.append([Label(label), *items])
@@ -108,6 +165,7 @@ class _FunctionLowering:
         if not then:
             return [Instr("pop", 1)]
         if _single(then):
+            self._note(f"skiz {then[0].text}", then[0])
             return [Instr("skiz"), then[0]]
         return [Instr("skiz"), Instr("call", self.subroutine("then", [*then, Instr("return")]))]
 
@@ -120,6 +178,7 @@ class _FunctionLowering:
             "then", [Instr("pop", 1), *then, Instr("push", 0), Instr("return")]
         )
         if _single(otherwise):
+            self._note(f"else arm skiz {otherwise[0].text}", otherwise[0])
             tail = [otherwise[0]]
         else:
             tail = [Instr("call", self.subroutine("else", [*otherwise, Instr("return")]))]
@@ -167,4 +226,4 @@ def _single(items: list) -> bool:
     )
 
 
-__all__ = ["lower", "lowered_size", "CONTROL"]
+__all__ = ["lower", "lowered_size", "expected_cycles", "CONTROL"]

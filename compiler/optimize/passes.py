@@ -62,7 +62,9 @@ def optimize_ops(ops, rules=TIR_RULES) -> list:
 
 
 def optimize_tasm(program: AsmProgram, rules=TASM_RULES) -> AsmProgram:
-    functions = [AsmFunction(f.label, optimize_items(f.items, rules)) for f in program.functions]
+    functions = [
+        AsmFunction(f.label, optimize_items(f.items, rules), f.notes) for f in program.functions
+    ]
     return AsmProgram(functions, program.entry, program.name)
 
 

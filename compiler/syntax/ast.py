@@ -266,6 +266,17 @@ class Block:
         return None
 
 
+@node
+class Inlined:
+    """A call replaced by a copy of the callee's body (compiler.optimize.inliner; never
+    parsed).  The block runs in a scope of its own: it binds the callee's parameters, and
+    its last statement gives the value, as a function body's does."""
+
+    callee: str  # the instance key of the function it came from
+    body: Block
+    span: Span = NO_SPAN
+
+
 # --- items ------------------------------------------------------------------------------------
 
 

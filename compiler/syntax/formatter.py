@@ -138,6 +138,12 @@ def _expression(expr: ast.Expr, guard: bool) -> str:
             if operator == "<" and guard and _ENDS_IN_NAME.search(left_text):
                 left_text = f"({left_text})"
             return f"{left_text} {operator} {_operand(right, level + 1, guard)}"
+        case ast.Inlined(callee=callee, body=body):
+            text = ""
+            for _, line in _block_lines(body.statements, 0):
+                joint = " " if not text or text.endswith("{") or line.startswith("}") else "; "
+                text += joint + line
+            return f"inline {callee} {{{text} }}"
     raise TypeError(f"not an expression: {expr!r}")
 
 
@@ -242,7 +248,39 @@ def _lines(prefix: str, expr: ast.Expr, suffix: str, indent: int, guard: bool) -
             )
         case ast.Binary():
             return _chain(prefix, expr, suffix, indent, guard)
+        case ast.Inlined(callee=callee, body=body):
+            inner = _block_lines(body.statements, indent + 1)
+            return [(indent, f"{prefix}inline {callee} {{"), *inner, (indent, "}" + suffix)]
     return [(indent, flat)]
+
+
+def _block_lines(statements: list, indent: int) -> list[Line]:
+    """Statements without comments or source layout: the body of an inlined call, which
+    the optimizer made and no source text has (`tri build --dump inline`)."""
+    lines: list[Line] = []
+    for statement in statements:
+        match statement:
+            case ast.If(condition=condition, then_block=then, else_block=otherwise):
+                lines.append((indent, f"if {expression_text(condition)} {{"))
+                lines += _block_lines(then.statements, indent + 1)
+                if otherwise is not None:
+                    lines.append((indent, "} else {"))
+                    lines += _block_lines(otherwise.statements, indent + 1)
+                lines.append((indent, "}"))
+            case ast.For(variable=variable, start=start, end=end, bound=bound, body=body):
+                bounded = f" bounded {bound}" if bound is not None else ""
+                lines.append(
+                    (
+                        indent,
+                        f"for {variable or '_'} in {expression_text(start)}.."
+                        f"{expression_text(end)}{bounded} {{",
+                    )
+                )
+                lines += _block_lines(body.statements, indent + 1)
+                lines.append((indent, "}"))
+            case _:
+                lines += _simple_statement_lines(statement, indent)
+    return lines
 
 
 def _bracketed(opening: str, entries, closing: str, indent: int, guard: bool) -> list[Line]:

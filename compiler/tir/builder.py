@@ -40,11 +40,14 @@ from compiler.tir.facts import u32_invariant_holds, u32_positions
 from compiler.tir.liveness import Order, analyze, effect_free_instances
 from compiler.tir.loops import LoopBuilder
 from compiler.tir.ops import Facts, Function, IfElse, IfOnly, Op, Program
+from compiler.tir.ranges import bound, bounds, speculable
 from compiler.tir.stack import Allocator, CompileLimit, Layout, Stack, Value
+from compiler.tir.updates import UpdateBuilder, variables
 from compiler.tir.walk import (
     contains_return,
     early_returns,
     ends_in_only_return,
+    expected_cycles,
     lowered_size,
     part_offsets,
     simple_block,
@@ -115,7 +118,7 @@ class _Return:
     value: Value | None  # the return value (None for unit functions)
 
 
-class FunctionBuilder(ExpressionBuilder, LoopBuilder):
+class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
     def __init__(self, checked, instance, pure, allocator: Allocator, trust_u32: bool = False):
         self.checked = checked
         self.instance = instance
@@ -125,6 +128,7 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
         self.values: dict = {}  # Binding -> Value
         self.valued = dict(instance.valued_ifs)  # If -> type, with lifted returns
         self.constants: dict = {}  # Binding -> its value, for immutable names of constants
+        self.bounds: dict = {}  # Binding -> upper bounds of its words (compiler.tir.ranges)
         self.bindings: dict = {}  # Value -> Binding
         self.contexts: list[_Context] = []
         self.loops: list = []  # LoopInfo of the enclosing loops
@@ -137,6 +141,8 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
         self.stack.distance = self.distance
         self.trust_u32 = trust_u32  # U32 values are below 2^32 in this build (tir/facts.py)
         self.stack.u32_elements = self.u32_elements
+        self.protected: set = set()  # values whose reads copy (an update in progress)
+        self.notes: list[tuple[str, str]] = []  # (report section, what), `tri build --report`
 
     # --- the function ----------------------------------------------------------------------
     def build(self) -> Function:
@@ -171,7 +177,9 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
         stack.note()
         stack.emit(Op("Return"))
         params = sum(b.width for b in self.analysis.params)
-        return Function(self.label, params, result_width, stack.ops, instance.key)
+        return Function(
+            self.label, params, result_width, stack.ops, instance.key, tuple(self.notes)
+        )
 
     def lift_returns(self, statements: list) -> list:
         """`if c { ...; return e } rest` -> `if c { ...; return e } else { rest }` (and the
@@ -252,7 +260,7 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
     def kill_dead(self, live) -> None:
         for value in self.stack.values():
             binding = self.bindings.get(value)
-            if binding is not None and binding not in live:
+            if binding is not None and binding not in live and value not in self.protected:
                 self.stack.kill(value)
         self.stack.pop_garbage()
 
@@ -271,10 +279,11 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
                     # the body's last statement: its value is the function's
                     if statement.value is None:
                         return None
-                    return self.expr(statement.value)
+                    return self.update(statement.value) or self.expr(statement.value)
                 self.return_(statement)
             case ast.ExprStatement():
-                value = self.expr(statement.expr)
+                update = self.update(statement.expr) if mode == "value" else None
+                value = update or self.expr(statement.expr)
                 if mode == "value":
                     return value
                 if mode == "ret" and self.early.value is not None and value is not None:
@@ -292,7 +301,10 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
                 # an immutable name for a constant takes no slot: each read pushes it
                 self.constants[self.analysis.lets[statement][0]] = value
                 return
-        temp = self.in_place(statement.value) or self.expr(statement.value)
+        if self.remainder(statement):
+            return
+        temp = self.in_place(statement.value) or self.update(statement.value)
+        temp = temp or self.expr(statement.value)
         bindings = self.analysis.lets[statement]
         live = self.analysis.live_after[statement]
         value_type = self.instance.types[statement.value]
@@ -307,13 +319,44 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
                     bindings, *part_offsets(value_type, len(bindings)), strict=True
                 )
             ]
+        known = (
+            None if statement.mutable else bounds(statement.value, self.instance, self.known_bounds)
+        )
         for binding, offset, part_width in parts:
+            if binding is not None and known is not None:
+                self.bounds[binding] = known[offset : offset + part_width]
             if binding is None or binding not in live:
                 self.stack.kill_elements(temp, range(offset, offset + part_width))
                 continue
             value = self.variable(binding)
             self.stack.rename(temp, value, offset, part_width)
         self.settle()
+
+    def remainder(self, statement: ast.Let) -> bool:
+        """`let (_, r) = x /% 2^k` (the quotient never read): r is `x & (2^k - 1)`, which
+        fails on the same x (not a u32) as `div_mod` does."""
+        value = statement.value
+        if not isinstance(value, ast.Binary) or value.operator != "/%":
+            return False
+        if not isinstance(statement.pattern, ast.PatternTuple):
+            return False
+        divisor = self.constant(value.right)
+        quotient, remainder = self.analysis.lets[statement]
+        live = self.analysis.live_after[statement]
+        if divisor is None or divisor & (divisor - 1) or not 0 < divisor < 2**32:
+            return False
+        if quotient is not None and quotient in live:
+            return False
+        self.expr(value.left)
+        self.stack.push_constant(divisor - 1)
+        temp = self.apply(Op("And"), 2, 1)
+        if remainder is None or remainder not in live:
+            self.stack.drop(temp)
+        else:
+            self.stack.rename(temp, self.variable(remainder))
+            self.bounds[remainder] = [divisor - 1]
+        self.settle()
+        return True
 
     def settle(self) -> None:
         """After renaming: pop garbage on top, keep variables in reach, home indexed ones."""
@@ -325,7 +368,8 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
                 self.stack.home_in_ram(value)
 
     def assign(self, statement: ast.Assign) -> None:
-        temp = self.in_place(statement.value) or self.expr(statement.value)
+        temp = self.in_place(statement.value) or self.update(statement.value)
+        temp = temp or self.expr(statement.value)
         targets = (
             statement.target.elements
             if isinstance(statement.target, ast.TupleExpr)
@@ -355,37 +399,91 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
 
     # --- if ----------------------------------------------------------------------------------
     def if_(self, statement: ast.If, mode: str | None) -> Value | None:
+        condition = self.constant(statement.condition)
+        if condition is not None:
+            return self.if_known(statement, condition != 0, mode)
         if mode == "value" and self.selectable(statement):
             return self.cheapest(
-                lambda: self.if_branches(statement, mode), lambda: self.select(statement)
+                lambda: self.if_branches(statement, mode),
+                lambda: self.select(statement),
+                measure=lambda ops: expected_cycles(ops) + lowered_size(ops) / 1024,
             )
         return self.if_branches(statement, mode)
 
+    def if_known(self, statement: ast.If, taken: bool, mode: str | None) -> Value | None:
+        """An `if` whose condition is known at compile time: only the arm taken is built."""
+        arm = statement.then_block if taken else statement.else_block
+        if arm is None:
+            return None
+        valued = mode == "value" and statement in self.valued
+        return self.statements(arm.statements, "value" if valued else mode)
+
     def selectable(self, statement: ast.If) -> bool:
-        """A valued if of one word whose arms are a literal, constant or variable each."""
+        """A valued if of one word whose arms are each one expression (or a selectable
+        valued if) that may be evaluated whether or not its arm is taken
+        (compiler.tir.ranges.speculable)."""
         if statement not in self.valued:
             return False
         if width(self.valued[statement]) != 1 or statement.else_block is None:
             return False
-        return all(
-            len(block.statements) == 1
-            and isinstance(block.statements[0], ast.ExprStatement)
-            and isinstance(block.statements[0].expr, ast.IntLiteral | ast.BoolLiteral | ast.Var)
-            for block in (statement.then_block, statement.else_block)
-        )
+        return all(self.speculable_arm(b) for b in (statement.then_block, statement.else_block))
+
+    def speculable_arm(self, block: ast.Block) -> bool:
+        if len(block.statements) != 1:
+            return False
+        match block.statements[0]:
+            case ast.ExprStatement(expr=expr):
+                return speculable(expr, self.instance, self.known_bounds)
+            case ast.If() as inner:
+                return self.selectable(inner) and speculable(
+                    inner.condition, self.instance, self.known_bounds
+                )
+        return False
 
     def select(self, statement: ast.If) -> Value:
-        """Both arms are trivial: push both, then `skiz swap 1` `pop 1` picks one."""
+        """Both arms are trivial: the condition, then both values (moved where it is their
+        last use), laid out [else then condition] by one planned arrangement; `skiz swap 1`
+        `pop 1` keeps one."""
         stack = self.stack
-        for block in (statement.else_block, statement.then_block):
-            expr = block.statements[0].expr
-            constant = self.constant(expr)
-            if constant is not None:
-                stack.push_constant(constant)
-            else:  # a variable: copied, since the condition may still read it
-                reference = self.instance.variables[expr]
-                self.read_place(self.analysis.reads[expr], reference.offset, 1, None)
+        zero = self.zero_arm(statement)
         condition = self.expr(statement.condition)
+        keys, moved = [], []
+        then_reads = {
+            self.values.get(self.analysis.reads.get(var)) for var in arm_reads(statement.then_block)
+        }
+        blocks = (statement.else_block, statement.then_block)
+        for block in blocks if zero is None else [b for b in blocks if b is not zero]:
+            arm = block.statements[0]
+            expr = arm.expr if isinstance(arm, ast.ExprStatement) else arm
+            # the else value is made first: what the then value reads must stay
+            protected = then_reads - self.protected if block is statement.else_block else set()
+            self.protected |= protected
+            constant = None if isinstance(expr, ast.If) else self.constant(expr)
+            place = self.movable_place(expr) if constant is None else None
+            if place is not None and place[0].key(place[1]) not in keys:
+                keys.append(place[0].key(place[1]))
+                moved.append(place[0])
+            elif constant is not None:
+                keys.append(stack.push_constant(constant).key(0))
+            elif isinstance(expr, ast.Var):  # a copy: the value is read again later
+                reference = self.instance.variables[expr]
+                binding = self.analysis.reads[expr]
+                keys.append(self.read_place(binding, reference.offset, 1, None).key(0))
+            elif isinstance(expr, ast.If):  # a valued if of its own, evaluated in advance
+                keys.append(self.if_(expr, "value").key(0))
+            else:  # evaluated whether or not its arm is taken: it cannot fail
+                keys.append(self.expr(expr).key(0))
+            self.protected -= protected
+        keys.append(condition.key(0))
+        for value in moved:
+            stack.touch(value)
+        stack.arrange(keys)
+        if zero is not None:
+            return self.select_by_product(statement, zero, moved, condition)
+        chosen = [stack.new_temp(1, "arm").key(0) for _ in range(2)]
+        stack.slots[-3:-1] = chosen
+        for value in moved:
+            stack.kill(value)
         stack.kill(condition)
         stack.slots.pop()
         swapped = [*stack.slots[:-2], stack.slots[-1], stack.slots[-2]]
@@ -396,21 +494,56 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
         stack.slots.pop()
         return stack.adopt(1, "select")
 
-    def cheapest(self, first, second):
-        """Build two alternatives from the same state; keep the one with less code."""
+    def zero_arm(self, statement: ast.If) -> ast.Block | None:
+        """The arm of a select whose value is the constant 0 when the other is kept by a
+        product instead: `if c {x} else {0}` is `c * x` for a condition known to be 0 or 1,
+        `if c {0} else {x}` is `(c == 0) * x` for any condition (`selectable`: one word)."""
+        zeros = [
+            block
+            for block in (statement.then_block, statement.else_block)
+            if isinstance(block.statements[0], ast.ExprStatement)
+            and self.constant(block.statements[0].expr) == 0
+        ]
+        if len(zeros) != 1:
+            return None
+        if zeros[0] is statement.else_block:
+            if bound(statement.condition, self.instance, self.known_bounds) > 1:
+                return None
+        return zeros[0]
+
+    def select_by_product(self, statement, zero, moved, condition) -> Value:
+        """The select of `zero_arm`: [x c] on top become c * x, or (c == 0) * x."""
+        stack = self.stack
+        stack.adopt(2, "arm")
+        for value in moved:
+            stack.kill(value)
+        stack.kill(condition)
+        if zero is statement.then_block:
+            stack.push_constant(0)
+            self.apply(Op("Eq"), 2, 1)
+        self.notes.append(("laid out inline", "select by a product"))
+        return self.apply(Op("Mul"), 2, 1)
+
+    def cheapest(self, first, second, left_over=lambda: 0, measure=lowered_size):
+        """Build two alternatives from the same state; keep the one with less code (the
+        first when the second gives up by returning None).  `left_over()`, called after
+        the first, counts instructions it leaves for later (dropping garbage it buried)."""
         stack = self.stack
         start, saved = len(stack.ops), stack.snapshot()
-        returned = self.returned
+        returned, notes = self.returned, len(self.notes)
         result_a = first()
         ops_a, state_a, returned_a = stack.ops[start:], stack.snapshot(), self.returned
-        del stack.ops[start:]
+        later = left_over()
+        notes_a = self.notes[notes:]
+        del stack.ops[start:], self.notes[notes:]
         stack.restore(saved)
         self.returned = returned
         result_b = second()  # its loops, if any, get labels after the first's
-        if lowered_size(stack.ops[start:]) < lowered_size(ops_a):
+        if result_b is not None and measure(stack.ops[start:]) < measure(ops_a) + later:
             return result_b
-        del stack.ops[start:]
+        del stack.ops[start:], self.notes[notes:]
         stack.ops.extend(ops_a)
+        self.notes.extend(notes_a)
         stack.restore(state_a)
         self.returned = returned_a
         return result_a
@@ -466,11 +599,17 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
         """Build a branch with a fixed target, with the `kept` set choices[0]; for a small
         body also with choices[1] (moving instead of copying the values whose slot the
         join keeps, or the reverse), and keep the shorter."""
+        notes = len(self.notes)
         ops = self.branch(block, entry, target, choices[0], mode, live_after, result)
         if not simple_block(block) or choices[1] == choices[0]:
             return ops
+        notes_first = self.notes[notes:]
+        del self.notes[notes:]  # the notes of the body kept, once
         other = self.branch(block, entry, target, choices[1], mode, live_after, result)
-        return other if lowered_size(other) < lowered_size(ops) else ops
+        if lowered_size(other) < lowered_size(ops):
+            return other
+        self.notes[notes:] = notes_first
+        return ops
 
     def branch(self, block, entry: Layout, target, kept, mode, live_after, result=None) -> list:
         """Build one branch body from `entry`; conform to `target` (or fix it: None)."""
@@ -591,3 +730,16 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder):
 def has_code(ops) -> bool:
     """Whether `ops` holds more than annotations (a body of only Facts lowers to nothing)."""
     return any(not isinstance(op, Facts) for op in ops)
+
+
+def arm_reads(block: ast.Block):
+    """The variables an arm of a select reads (its expression, or its inner if's)."""
+    for statement in block.statements:
+        match statement:
+            case ast.ExprStatement(expr=expr):
+                yield from variables(expr)
+            case ast.If():
+                yield from variables(statement.condition)
+                yield from arm_reads(statement.then_block)
+                if statement.else_block is not None:
+                    yield from arm_reads(statement.else_block)

@@ -12,13 +12,19 @@ from compiler.builtins import Builtin
 from compiler.check.bodies import ConstRef, LocalRef
 from compiler.check.types import XFIELD, ArrayType, width
 from compiler.syntax import ast
+from compiler.tir.constants import fold
 from compiler.tir.ops import Call, Op, from_tasm
-from compiler.tir.stack import CompileLimit, Layout, Value
+from compiler.tir.ranges import U32_MAX, bound
+from compiler.tir.stack import CompileLimit, Layout, Value, is_garbage
 from vm.field import P
 
 
 class ExpressionBuilder:
     def expr(self, expr) -> Value | None:
+        if isinstance(expr, ast.Binary | ast.Call):
+            constant = self.constant(expr)
+            if constant is not None:
+                return self.stack.push_constant(constant)
         match expr:
             case ast.IntLiteral():
                 return self.stack.push_constant(expr.value % P)
@@ -36,28 +42,52 @@ class ExpressionBuilder:
                 return self.struct_literal(expr)
             case ast.Index():
                 return self.index(expr)
+            case ast.Inlined():
+                return self.inlined(expr)
         raise CompileLimit(f"unsupported expression {type(expr).__name__}")
 
     def constant(self, expr) -> int | None:
-        """The value of an operand known at compile time: a literal, a `const`, a size,
-        an immutable variable bound to one, or `as_u32`/`as_field` of one."""
-        match expr:
-            case ast.IntLiteral():
-                return expr.value % P
-            case ast.BoolLiteral():
-                return int(expr.value)
-            case ast.Var():
-                reference = self.instance.variables.get(expr)
-                if isinstance(reference, ConstRef):
-                    return reference.value % P
-                return self.constants.get(self.analysis.reads.get(expr))
-            case ast.Call():
-                target = self.instance.calls.get(expr)
-                if isinstance(target, Builtin) and target.name in ("as_u32", "as_field"):
-                    value = self.constant(expr.arguments[0])
-                    if value is not None and value < 2**32:
-                        return value
-        return None
+        """The value of an operand known at compile time (compiler.tir.constants): literals,
+        `const`s, sizes, immutable names bound to constants, and what folds from them."""
+        return fold(expr, self.instance, self.known)
+
+    def known(self, var: ast.Var) -> int | None:
+        """The value of an immutable name bound to a constant (it takes no stack slot)."""
+        return self.constants.get(self.analysis.reads.get(var))
+
+    def known_bounds(self, var: ast.Var) -> list[int] | None:
+        """Upper bounds of a variable's words (compiler.tir.ranges), as its `let` gave them."""
+        binding = self.analysis.reads.get(var)
+        if binding in self.constants:
+            return [self.constants[binding]]
+        reference = self.instance.variables.get(var)
+        found = self.bounds.get(binding)
+        if found is None or not isinstance(reference, LocalRef):
+            return None
+        return found[reference.offset : reference.offset + width(reference.type)]
+
+    def inlined(self, expr: ast.Inlined) -> Value | None:
+        """A call replaced by the callee's body: its statements, the last one's value on top,
+        right above what was there before (the body's dead names and garbage removed)."""
+        stack = self.stack
+        position, before = self.position, list(stack.slots)
+        unit = width(self.instance.types[expr]) == 0
+        value = self.statements(expr.body.statements, None if unit else "value")
+        self.position = position
+        for statement in expr.body.statements:
+            for binding in self.analysis.lets.get(statement, ()):
+                if binding is not None and binding in self.values:
+                    stack.kill(self.values[binding])
+        common = 0
+        while common < min(len(before), len(stack.slots)) and stack.slots[common] == before[common]:
+            common += 1
+        result = set() if value is None else {value.key(i) for i in range(value.width)}
+        region = [s for s in stack.slots[common:] if s not in result and not is_garbage(s)]
+        if len(region) + len(result) < len(stack.slots) - common:
+            keys = [] if value is None else [value.key(i) for i in range(value.width)]
+            layout = Layout(stack.slots[:common] + region + keys, set(stack.in_ram))
+            stack.conform(layout)
+        return value
 
     def literal(self, expr) -> int | None:
         """The value of a literal or constant operand that costs nothing to fold."""
@@ -75,8 +105,9 @@ class ExpressionBuilder:
     def read_place(self, binding, offset: int, count: int, expr) -> Value:
         value = self.values[binding]
         last = expr is not None and self.analysis.is_last_use(expr)
-        temp = self.stack.read(value, offset, count, self.may_move(value, expr))
-        if last and value.kind == "var":
+        move = self.may_move(value, expr) or self.may_move_words(value, expr)
+        temp = self.stack.read(value, offset, count, move)
+        if last and value.kind == "var" and value not in self.protected:
             self.stack.kill(value)
         return temp
 
@@ -87,6 +118,20 @@ class ExpressionBuilder:
             and value.kind == "var"
             and not value.ram_home
             and not any(value in context.kept for context in self.contexts[-1:])
+            and value not in self.protected
+        )
+
+    def may_move_words(self, value: Value, var) -> bool:
+        """The words a read takes are not read again (other words of the value may be):
+        they are moved, the rest stays.  Not for a value of the entry layout of an enclosing
+        branch or loop, whose join or next iteration expects all of its words."""
+        return (
+            var is not None
+            and self.analysis.is_words_last_use(var)
+            and value.kind == "var"
+            and not value.ram_home
+            and not any(value in context.entry for context in self.contexts)
+            and value not in self.protected
         )
 
     def movable_place(self, expr):
@@ -221,6 +266,9 @@ class ExpressionBuilder:
             folded = self.fold_negation(target, expr)
             if folded is not None:
                 return folded
+        if isinstance(target, Builtin) and target.name == "as_u32":
+            if bound(expr.arguments[0], self.instance, self.known_bounds) <= U32_MAX:
+                return self.stack.adopt(self.operands(expr.arguments))  # it cannot fail
         total = self.operands(self.order.operands(expr))
         if isinstance(target, Builtin):
             return self.builtin(target, total, swapped)

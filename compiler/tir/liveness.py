@@ -8,9 +8,12 @@ loop variable, and runs a backward liveness pass over the statements and, in
 evaluation order, over the expressions inside them (loops to a fixpoint).
 
 Results: for each variable read whether it is the binding's last use (the
-builder then moves the value instead of copying it), the bindings live before
-and after each statement, the bindings indexed at run time (kept in RAM), and
-whether the function returns early (then the builder adds a continue flag).
+builder then moves the value instead of copying it) and whether it is the last
+use of the words it reads (a field whose struct's other fields are read later:
+those words are moved, the rest stays; a second pass over (binding, offset)
+pairs), the bindings live before and after each statement, the bindings indexed
+at run time (kept in RAM), and whether the function returns early (then the
+builder adds a continue flag).
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ class Analysis:
     lets: dict = field(default_factory=dict)  # ast.Let -> [Binding | None]
     loop_variables: dict = field(default_factory=dict)  # ast.For -> Binding | None
     last_use: set = field(default_factory=set)  # ast.Var reads after which the binding is dead
+    words_last_use: set = field(default_factory=set)  # reads after which their words are dead
     live_before: dict = field(default_factory=dict)  # statement -> frozenset[Binding]
     live_after: dict = field(default_factory=dict)  # statement -> frozenset[Binding]
     indexed: set = field(default_factory=set)  # bindings indexed with a run-time index
@@ -73,13 +77,20 @@ class Analysis:
     def is_last_use(self, var: ast.Var) -> bool:
         return var in self.last_use
 
+    def is_words_last_use(self, var: ast.Var) -> bool:
+        """No word this read takes (a field, an element) is read again, although other
+        words of the binding may be: the words can be moved."""
+        return var in self.words_last_use
+
 
 def analyze(instance, pure: frozenset[str] = frozenset()) -> Analysis:
     """Bindings and liveness of `instance`; `pure` = keys of effect-free instances."""
     resolver = _Resolver(instance)
     resolver.run()
     analysis = resolver.analysis
-    _Liveness(instance, analysis, Order(instance, pure)).run()
+    order = Order(instance, pure)
+    _Liveness(instance, analysis, order).run()
+    _WordLiveness(instance, analysis, order).run()
     return analysis
 
 
@@ -144,6 +155,8 @@ class Order:
         return list(expr.fields)
 
     def effect_free(self, expr) -> bool:
+        if isinstance(expr, ast.Inlined):
+            return expr.callee in self.pure
         if isinstance(expr, ast.Call):
             target = self.instance.calls.get(expr)
             if isinstance(target, Builtin):
@@ -287,6 +300,10 @@ class _Resolver:
             case ast.StructLiteral():
                 for _, value in expr.fields:
                     self.expr(value)
+            case ast.Inlined():
+                current = self.current
+                self.block(expr.body)
+                self.current = current
 
     def constant(self, expr) -> bool:
         return isinstance(expr, ast.IntLiteral) or isinstance(
@@ -384,6 +401,71 @@ class _Liveness:
                     else:
                         self.analysis.last_use.add(expr)
                         live.add(binding)
+            case ast.Inlined():
+                inside = self.block(expr.body, frozenset(live))
+                live.clear()
+                live.update(inside)
             case _:
                 for part in reversed(self.order.operands(expr)):
                     self._expr(part, live)
+
+
+class _WordLiveness(_Liveness):
+    """The same backward pass over words, (binding, offset) pairs instead of bindings: records
+    the reads after which none of the words they take is read again
+    (`Analysis.words_last_use`); the per-statement live sets stay the bindings'."""
+
+    def block(self, block: ast.Block, live_out: frozenset) -> frozenset:
+        live = live_out
+        for statement in reversed(block.statements):
+            live = self.statement(statement, live)
+        return live
+
+    def statement(self, statement, out: frozenset) -> frozenset:
+        analysis = self.analysis
+        match statement:
+            case ast.Let():
+                defined = _words(b for b in analysis.lets[statement] if b is not None)
+                return self.expr(statement.value, set(out - defined))
+            case ast.Assign():
+                targets = (
+                    statement.target.elements
+                    if isinstance(statement.target, ast.TupleExpr)
+                    else [statement.target]
+                )
+                assigned = _words(analysis.targets[t] for t in targets)
+                return self.expr(statement.value, set(out - assigned))
+            case ast.For():
+                variable = _words(
+                    [analysis.loop_variables[statement]]
+                    if analysis.loop_variables[statement]
+                    else []
+                )
+                body_in = frozenset()
+                while True:
+                    new_in = self.block(statement.body, out | body_in) - variable
+                    if new_in == body_in:
+                        break
+                    body_in = new_in
+                live = self.expr(statement.end, set(out | body_in))
+                return self.expr(statement.start, set(live))
+        return super().statement(statement, out)
+
+    def _expr(self, expr, live: set) -> None:
+        if not isinstance(expr, ast.Var):
+            super()._expr(expr, live)
+            return
+        binding = self.analysis.reads.get(expr)
+        reference = self.instance.variables.get(expr)
+        if binding is None or not isinstance(reference, LocalRef):
+            return
+        words = {(binding, reference.offset + i) for i in range(width(reference.type))}
+        if words & live:
+            self.analysis.words_last_use.discard(expr)
+        else:
+            self.analysis.words_last_use.add(expr)
+            live |= words
+
+
+def _words(bindings) -> frozenset:
+    return frozenset((b, i) for b in bindings for i in range(b.width))

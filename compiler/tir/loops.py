@@ -91,6 +91,7 @@ class LoopBuilder:
         if variable is not None and kind == "up":
             self.values[variable] = pinned[-1]
         before, start, count = stack.snapshot(), len(stack.ops), self.loop_count
+        notes = len(self.notes)  # a body built again replaces the notes of the last build
         spills = stack.spills
         body = self.loop_body(statement, kind, pinned, end, guard)
         if stack.spills > spills:
@@ -108,6 +109,7 @@ class LoopBuilder:
                 stack.restore(before)
                 del stack.ops[start:]
                 self.loop_count = count
+                del self.notes[notes:]
                 stack.spill_many(candidates[:tried])
                 spills = stack.spills
                 body = self.loop_body(statement, kind, pinned, end, guard)
@@ -119,6 +121,7 @@ class LoopBuilder:
             stack.restore(before)
             del stack.ops[start:]
             self.loop_count = count
+            del self.notes[notes:]
             stack.spill_many(candidates[: best[1]])
             body = self.loop_body(statement, kind, pinned, end, guard)
         self.loop_count += 1

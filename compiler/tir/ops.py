@@ -413,6 +413,7 @@ class Function:
     result: int  # result width
     body: list = field(default_factory=list)
     source: str = ""  # the instance key it came from
+    notes: tuple[tuple[str, str], ...] = ()  # (report section, what the builder did)
 
 
 @dataclass

@@ -43,6 +43,11 @@ def simple_block(block: ast.Block, depth: int = 1) -> bool:
     return True
 
 
+def expected_cycles(ops) -> float:
+    """Cycles of one run of `ops`, each branch arm taken half the time (compiler.lower.control)."""
+    return control.expected_cycles(ops)
+
+
 def lowered_size(ops) -> int:
     """Instructions `ops` lower to, deferred blocks included, before peephole: counted on
     what compiler.lower.control really emits for them, so it cannot drift from it."""
@@ -88,9 +93,13 @@ def contains_return(statement) -> bool:
 
 
 def statements(block: ast.Block):
-    """Every statement of `block`, and of the blocks of its `if`s and `for`s, in order."""
+    """Every statement of `block`, and of the blocks of its `if`s and `for`s and of the
+    inlined calls in its expressions (compiler.optimize.inliner), in order."""
     for statement in block.statements:
         yield statement
+        for expr in statement_expressions(statement):
+            for inlined in inlined_calls(expr):
+                yield from statements(inlined.body)
         match statement:
             case ast.If():
                 yield from statements(statement.then_block)
@@ -98,3 +107,44 @@ def statements(block: ast.Block):
                     yield from statements(statement.else_block)
             case ast.For():
                 yield from statements(statement.body)
+
+
+def statement_expressions(statement) -> list:
+    """The expressions a statement evaluates itself (not those of its nested blocks)."""
+    match statement:
+        case ast.Let() | ast.Assign():
+            return [statement.value]
+        case ast.If():
+            return [statement.condition]
+        case ast.For():
+            return [statement.start, statement.end]
+        case ast.Return():
+            return [] if statement.value is None else [statement.value]
+        case ast.ExprStatement():
+            return [statement.expr]
+    return []
+
+
+def subexpressions(expr) -> list:
+    """The direct operands of an expression, in source order."""
+    match expr:
+        case ast.Binary():
+            return [expr.left, expr.right]
+        case ast.Call():
+            return list(expr.arguments)
+        case ast.TupleExpr() | ast.ArrayExpr():
+            return list(expr.elements)
+        case ast.Index():
+            return [expr.base, expr.index]
+        case ast.StructLiteral():
+            return [value for _, value in expr.fields]
+    return []
+
+
+def inlined_calls(expr):
+    """The outermost inlined calls within `expr` (their own bodies are not searched)."""
+    if isinstance(expr, ast.Inlined):
+        yield expr
+        return
+    for part in subexpressions(expr):
+        yield from inlined_calls(part)

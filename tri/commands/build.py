@@ -34,8 +34,14 @@ def register(commands) -> None:
         "--dump",
         metavar="STEP[,STEP...]",
         help="print these pipeline steps' output instead, in pipeline order, each under a "
-        "header (ast, checked, tir, tir-opt, tasm-lowered, tasm-opt, tasm); -o still "
-        "gets the --emit output",
+        "header (ast, checked, inline, tir, tir-opt, tasm-lowered, tasm-opt, tasm); -o "
+        "still gets the --emit output",
+    )
+    build.add_argument(
+        "--report",
+        action="store_true",
+        help="print what the optimizer did to each function (inlined, specialized, updated "
+        "in place, laid out inline) instead; -o still gets the --emit output",
     )
     add_level_options(build)
     build.add_argument("--isa", choices=ISAS, default="rel", help="instruction set (default: rel)")
@@ -86,20 +92,27 @@ def dump_printer(text: str | None, level: int):
 def build_output(arguments, dump=None) -> str:
     """What `tri build` prints or writes (the --emit text), from its parsed arguments; the
     golden files (tests/golden_tasm.py) are made by this function too."""
+    return build_compiled(arguments, dump).emit(arguments.emit)
+
+
+def build_compiled(arguments, dump=None):
     _, compiled = compile_source(arguments.program, arguments, arguments.level, arguments.isa, dump)
-    return compiled.emit(arguments.emit)
+    return compiled
 
 
 def command_build(arguments) -> int:
     dump = dump_printer(arguments.dump, arguments.level)
-    text = build_output(arguments, dump)
+    compiled = build_compiled(arguments, dump)
+    text = compiled.emit(arguments.emit)
+    if getattr(arguments, "report", False):
+        sys.stdout.write(compiled.report())
     if arguments.output:
         try:
             Path(arguments.output).write_text(text, encoding="utf-8")
         except OSError as problem:
             reason = problem.strerror
             raise UsageError(f"error: cannot write {arguments.output}: {reason}") from None
-    elif dump is None:
+    elif dump is None and not getattr(arguments, "report", False):
         sys.stdout.write(text)
     return EXIT_OK
 

@@ -1,0 +1,159 @@
+"""Value ranges: an upper bound on the words an expression makes, and whether evaluating it
+can fail or change state -- what the builder needs to drop a check that cannot fail and to
+evaluate a branch's value before knowing whether the branch is taken.
+
+`bounds(expr, instance, known)` gives, per word of the value, an integer b with value <= b
+(as a number in 0 .. p - 1); `P - 1` means nothing is known.  Bounds come from what the
+operations guarantee, never from declared types alone (a U32 parameter of a public function
+may be handed anything, and the evaluator only fails where an operation checks): literals,
+`==` and `<` (0 or 1), `&` (at most either operand), `^`, `split` and `/%` (u32 results, or
+the operation fails), `log2` (at most 31), `popcount` (at most 32), `as_u32` (at most 2^32 - 1
+or it fails), and `+`, `*` of bounded operands that cannot wrap.  `known(var)` gives the
+bounds the builder recorded for a name (an immutable `let` of a bounded value).
+
+`can_fail(expr, ...)` is whether evaluating `expr` may stop the run: a u32 operation on an
+operand not known to be below 2^32, `as_u32` of one, `inv`, `log2`, `/%`, assertions, calls.
+`speculable(expr, ...)` is whether it may be evaluated whether or not the program would have:
+no state touched (I/O, RAM, sponge, hashing), no call, nothing that can fail.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from compiler.builtins import Builtin
+from compiler.check.bodies import ConstRef
+from compiler.check.types import XFIELD
+from compiler.syntax import ast
+from vm.field import P
+
+U32_MAX = 2**32 - 1
+UNKNOWN = P - 1
+HIGH_MAX = (P - 1) >> 32  # the high word of a field element (split)
+
+Known = Callable[[ast.Var], "list[int] | None"]
+
+# Builtins that neither touch state nor fail on any input, and their bound (by argument bounds).
+_TOTAL = {
+    "as_field": lambda a: a[0],
+    "field_add": lambda a: _sum(a[0], a[1]),
+    "field_mul": lambda a: _product(a[0], a[1]),
+    "sub": lambda a: UNKNOWN,
+    "neg": lambda a: UNKNOWN,
+}
+# Builtins that fail on some inputs (u32 checks): bound of the result, and which arguments
+# must be below 2^32 for them not to fail.
+_CHECKED = {
+    "as_u32": (lambda a: min(a[0], U32_MAX), (0,)),
+    "popcount": (lambda a: 32, (0,)),
+    "pow": (lambda a: UNKNOWN, (1,)),
+}
+
+
+def _sum(a: int, b: int) -> int:
+    return a + b if a + b < P else UNKNOWN
+
+
+def _product(a: int, b: int) -> int:
+    return a * b if a * b < P else UNKNOWN
+
+
+def bound(expr, instance, known: Known) -> int:
+    """An upper bound of a one-word expression."""
+    found = bounds(expr, instance, known)
+    return found[0] if found is not None and len(found) == 1 else UNKNOWN
+
+
+def bounds(expr, instance, known: Known) -> list[int] | None:
+    """Upper bounds of the words of `expr`'s value, or None when nothing is known."""
+    match expr:
+        case ast.IntLiteral():
+            return [expr.value % P]
+        case ast.BoolLiteral():
+            return [int(expr.value)]
+        case ast.Var():
+            reference = instance.variables.get(expr)
+            if isinstance(reference, ConstRef):
+                return [reference.value % P]
+            return known(expr)
+        case ast.Binary():
+            if instance.types.get(expr.left) == XFIELD:
+                return None
+            left, right = bound(expr.left, instance, known), bound(expr.right, instance, known)
+            match expr.operator:
+                case "+":
+                    return [_sum(left, right)]
+                case "*":
+                    return [_product(left, right)]
+                case "==" | "<":
+                    return [1]
+                case "&":
+                    return [min(left, right, U32_MAX)]
+                case "^":
+                    return [min((1 << max(left, right).bit_length()) - 1, U32_MAX)]
+                case "/%":
+                    return [min(left, U32_MAX), min(left, max(right - 1, 0), U32_MAX)]
+        case ast.Call():
+            target = instance.calls.get(expr)
+            if not isinstance(target, Builtin):
+                return None
+            arguments = [bound(argument, instance, known) for argument in expr.arguments]
+            if target.name in _TOTAL:
+                return [_TOTAL[target.name](arguments)]
+            if target.name in _CHECKED:
+                return [_CHECKED[target.name][0](arguments)]
+            match target.name:
+                case "split":
+                    return [HIGH_MAX, U32_MAX]
+                case "log2":
+                    return [31]
+    return None
+
+
+def can_fail(expr, instance, known: Known) -> bool:
+    """Whether evaluating `expr` may stop the run."""
+    match expr:
+        case ast.IntLiteral() | ast.BoolLiteral() | ast.Var():
+            return False
+        case ast.Binary():
+            if can_fail(expr.left, instance, known) or can_fail(expr.right, instance, known):
+                return True
+            if expr.operator in ("<", "&", "^"):
+                return (
+                    max(bound(expr.left, instance, known), bound(expr.right, instance, known))
+                    > U32_MAX
+                )
+            return expr.operator == "/%"
+        case ast.Call():
+            target = instance.calls.get(expr)
+            if not isinstance(target, Builtin):
+                return True
+            if any(can_fail(argument, instance, known) for argument in expr.arguments):
+                return True
+            if target.name in _TOTAL or target.name == "split":
+                return False
+            if target.name in _CHECKED:
+                checked = _CHECKED[target.name][1]
+                return any(bound(expr.arguments[i], instance, known) > U32_MAX for i in checked)
+    return True
+
+
+def speculable(expr, instance, known: Known) -> bool:
+    """No state touched, no call, cannot fail: safe to evaluate on a path that did not."""
+    match expr:
+        case ast.IntLiteral() | ast.BoolLiteral() | ast.Var():
+            return True
+        case ast.Binary():
+            parts = [expr.left, expr.right]
+        case ast.Call():
+            target = instance.calls.get(expr)
+            if not isinstance(target, Builtin) or target.touches_state:
+                return False
+            if target.name not in _TOTAL and target.name not in _CHECKED and target.name != "split":
+                return False
+            parts = list(expr.arguments)
+        case _:
+            return False
+    return all(speculable(part, instance, known) for part in parts) and not can_fail(
+        expr, instance, known
+    )
