@@ -22,7 +22,7 @@ over (`known`) and the distinct rows native code kept (`rows`).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Set
+from collections.abc import Callable, Iterator, Mapping, Set
 
 import numpy as np
 
@@ -44,12 +44,22 @@ def unique_rows(rows: np.ndarray) -> np.ndarray:
 
 
 class _ArraySet(Set):
-    """A set of tuples given as Python tuples (`known`) plus distinct array rows."""
+    """A set of tuples given as Python tuples (`known`) plus distinct array rows: an array,
+    or a function that makes it, called when the rows are first needed (counting the
+    tables may not need them)."""
 
-    def __init__(self, known: Set, rows: np.ndarray):
+    def __init__(self, known: Set, rows: np.ndarray | Callable[[], np.ndarray]):
         self._known = frozenset(known)
-        self._rows = rows
+        self._made = rows if isinstance(rows, np.ndarray) else None
+        self._make = None if isinstance(rows, np.ndarray) else rows
         self._tuples: frozenset | None = None
+
+    @property
+    def _rows(self) -> np.ndarray:
+        if self._made is None:
+            self._made = self._make()
+            self._make = None
+        return self._made
 
     def _decode(self, rows: np.ndarray) -> Iterator[tuple]:
         raise NotImplementedError
@@ -85,7 +95,7 @@ class U32Entries(_ArraySet):
     """Distinct u32 table entries `(kind, lhs, rhs)`; rows are `(lhs, kind << 32 | rhs)`.
     `table_rows`, if given, is the u32 table's height of `rows` alone, counted natively."""
 
-    def __init__(self, known: Set, rows: np.ndarray, table_rows: int | None = None):
+    def __init__(self, known: Set, rows, table_rows: int | None = None):
         super().__init__(known, rows)
         self._table_rows = table_rows
 

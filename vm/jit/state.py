@@ -204,8 +204,12 @@ class NativeState:
     def u32_entries(self) -> effects.U32Entries:
         """The distinct u32 entries, as the interpreter's set of tuples, with their rows."""
         slots = self.u32_table.reshape(-1, U32_SLOT_WORDS)
-        rows = slots[slots[:, 0] != 0].copy()
-        rows[:, 0] -= np.uint64(1)
+
+        def rows() -> np.ndarray:  # only when someone reads the entries: tables need no rows
+            found = slots[slots[:, 0] != 0]  # a copy
+            found[:, 0] -= np.uint64(1)
+            return found
+
         return effects.U32Entries(frozenset(), rows, int(self.control[Control.U32_ROWS]))
 
     # --- the permutation set -------------------------------------------------------------------
