@@ -4,8 +4,8 @@ Each child process (tests/build_digests.py) builds every stdlib module and corpu
 the levels it is given and prints one digest per build; ten processes with ten
 PYTHONHASHSEED values must print the same at the classical levels, two at -O2 (whose
 search is the slow part of a build).  Generated programs (the fuzzer's, wide functions,
-deep spills) are built the same way in three processes.  Object addresses differ between processes too, so a
-choice that follows a set of objects hashed by identity shows up here.
+deep spills) are built the same way in three processes.  Object addresses differ between
+processes too, so a choice that follows a set of objects hashed by identity shows up here.
 """
 
 from __future__ import annotations

@@ -2,12 +2,16 @@
 
 Every comparison checks output, cycles, final stack and RAM, visits per
 address, u32 entries, permutation inputs and the error (kind, ip, instruction,
-cycle and message), and then all nine heights.  Programs: the test programs
-and spec vectors, one-instruction programs on hypothesis-drawn stacks, 1,100
-generated programs from a fixed seed range (every error kind included), runs
-cut off at every possible step, interpreter-to-JIT hand-overs at every cycle,
-and programs that grow every native buffer (op stack, jump stack, RAM,
-output, both effect logs) far past its first size.
+cycle and message), and then all nine heights, with the default options (only
+regions that may run more than once compiled, the interpreter on the native
+state for the rest) and with every region compiled.  Programs: the test
+programs and spec vectors, one-instruction programs on hypothesis-drawn
+stacks, 1,100 generated programs from a fixed seed range (every error kind
+included; a third of them in units of three instructions, so that every
+transfer between native functions is exercised), runs cut off at every
+possible step, interpreter-to-JIT hand-overs at every cycle, and programs that
+grow every native buffer (op stack, jump stack, RAM, output, both effect
+records) far past its first size.
 """
 
 from __future__ import annotations
@@ -35,10 +39,14 @@ from vm.field import P
 from vm.isa import INSTRUCTIONS, Arg, Flow, instruction_set
 from vm.jit import runtime
 from vm.jit.codegen import emitters
+from vm.jit.runtime import Options
 from vm.jit.support import support
 from vm.tasm import parse
 
 PROGRAMS = Path(__file__).parent / "programs"
+TIERED = Options()  # the default: regions that may run more than once compiled
+EVERYTHING = Options(tiered=False)  # every region compiled
+SMALL_UNITS = Options(tiered=False, unit_limit=3)  # and cut into native functions of 3
 RUN_FIELDS = ("output", "cycles", "stack", "ram", "visits", "u32_entries", "permutation_inputs")
 EDGES = [0, 1, 2, P - 1, P - 2, 2**32 - 1, 2**32, 2**63, 2**64 - 2**32]
 U32_EDGES = [0, 1, 2, 2**31, 2**32 - 2, 2**32 - 1]
@@ -66,11 +74,13 @@ def assert_same_run(expected, actual) -> None:
     assert tables.heights(actual) == tables.heights(expected)
 
 
-def compare(program, **inputs):
-    """Run `program` on both engines, assert the runs agree, return the JIT's."""
+def compare(program, options=(TIERED, EVERYTHING), **inputs):
+    """Run `program` on the interpreter and the JIT with each of `options`, assert the runs
+    agree, return the JIT's last."""
     expected = interp.execute(program, **inputs)
-    actual = vm.jit.execute(program, **inputs)
-    assert_same_run(expected, actual)
+    for option in options:
+        actual = vm.jit.execute(program, **inputs, options=option)
+        assert_same_run(expected, actual)
     return actual
 
 
@@ -252,7 +262,8 @@ def test_generated_programs(first, interpreted):
         program = parse(case.text, case.isa)
         expected = interp.execute(program, **case.inputs())
         assert (expected.error.kind if expected.error else None) == case.expected_error, seed
-        actual = vm.jit.execute(program, **case.inputs())
+        options = SMALL_UNITS if seed % 3 == 0 else EVERYTHING
+        actual = vm.jit.execute(program, **case.inputs(), options=options)
         assert_same_run(expected, actual)
         total += actual.cycles
     assert interpreted[0] < 0.02 * total  # the JIT really ran them
@@ -261,7 +272,7 @@ def test_generated_programs(first, interpreted):
 @pytest.mark.parametrize("seed", range(20_000, 20_012))
 def test_large_generated_programs(seed):
     case = generate(seed, size=LARGE)
-    compare(parse(case.text, case.isa), **case.inputs())
+    compare(parse(case.text, case.isa), (TIERED, EVERYTHING, SMALL_UNITS), **case.inputs())
 
 
 def test_generated_seed_range_covers_every_error_kind():
@@ -306,15 +317,20 @@ def test_step_limit_at_every_step(name, program, inputs):
 def test_hand_over_to_the_jit_at_every_cycle(name, program, inputs):
     expected = interp.execute(program, **inputs)
     for trial in range(expected.cycles + 1):
-        assert_same_run(expected, vm.jit.execute(program, **inputs, trial_cycles=trial))
+        for options in (TIERED, SMALL_UNITS):
+            run = vm.jit.execute(program, **inputs, trial_cycles=trial, options=options)
+            assert_same_run(expected, run)
 
 
 # --- every native buffer grows far past its first size -----------------------------------------
 
 
 def test_long_runs_are_native(interpreted):
-    run = compare(parse((PROGRAMS / "fibonacci.tasm").read_text()), public_input=[5_000])
+    program = parse((PROGRAMS / "fibonacci.tasm").read_text())
+    run = compare(program, (EVERYTHING,), public_input=[5_000])
     assert run.cycles > 50_000 and interpreted[0] == 0
+    run = compare(program, (TIERED,), public_input=[5_000])  # main runs once: interpreted
+    assert interpreted[0] < 20
 
 
 def test_deep_op_stack_and_underflow():
@@ -429,6 +445,51 @@ def test_compiled_code_is_cached_in_process_and_on_disk(tmp_path):
     assert reports[0] == ["compiled", "memory", [42]]
     assert reports[1] == ["disk", "memory", [42]]
     assert list(tmp_path.glob("*.o"))
+
+
+# Triton VM's long sponge test: 23,631 `sponge_init`, then 2,100 squeeze/absorb pairs.
+LONG_SPONGE = "sponge_init\n" * 23_631 + "sponge_squeeze sponge_absorb\n" * 2_100 + "halt\n"
+# A straight line that is compiled whole: 4,000 sponge instructions in units of 200.
+COMPILED_SPONGE = "sponge_init\n" * 2_000 + "sponge_squeeze sponge_absorb\n" * 1_000 + "halt\n"
+MEMORY_CAP = 2**30  # bytes of address space for the process that compiles and runs them
+
+_CAPPED_CHILD = """
+import json, resource, sys
+resource.setrlimit(resource.RLIMIT_AS, (int(sys.argv[1]), int(sys.argv[1])))
+from vm import jit, tables
+from vm.jit.runtime import Options, compile_program
+from vm.tasm import parse
+reports = []
+for text, options in zip(json.loads(sys.stdin.read()), (Options(), Options(tiered=False))):
+    program = parse(text)
+    run = jit.execute(program, options=options)
+    compiled = compile_program(program, options)
+    heights = list(tables.heights(run).as_dict().values())
+    reports.append([run.output, run.cycles, run.error is None, heights, len(compiled.entries)])
+print(json.dumps(reports))
+"""
+
+
+def test_long_straight_line_sponge_programs_under_a_memory_cap():
+    """Compile time and memory are bounded per instruction: a fresh process with at most
+    1 GB of address space and no code cache runs the long sponge program (default options)
+    and compiles and runs a 4,000-instruction straight line whole; both runs agree with the
+    interpreter, all nine heights included."""
+    environment = {**os.environ, "TRI_JIT_CACHE": "off"}
+    child = subprocess.run(
+        [sys.executable, "-c", _CAPPED_CHILD, str(MEMORY_CAP)],
+        input=json.dumps([LONG_SPONGE, COMPILED_SPONGE]),
+        env=environment,
+        capture_output=True,
+        text=True,
+    )
+    assert child.returncode == 0, child.stderr[-2000:]
+    reports = json.loads(child.stdout)
+    for text, report in zip((LONG_SPONGE, COMPILED_SPONGE), reports):
+        expected = interp.execute(parse(text))
+        heights = list(tables.heights(expected).as_dict().values())
+        assert report[:4] == [expected.output, expected.cycles, True, heights]
+    assert reports[1][4] >= 1  # the second one really was compiled
 
 
 def test_cli_engines_agree(capsys):

@@ -1,24 +1,28 @@
-"""The effects a run leaves for the tables, held as arrays when native code logged them.
+"""What a run leaves for the tables, and its RAM, held as arrays when native code kept them.
 
 A run's u32 entries and Tip5 permutation inputs are sets (`vm.tables` counts
-distinct ones).  The interpreter adds tuples to Python sets as it goes; the JIT
-logs rows in numpy arrays, and a run with a million u32 operations would spend
-more time turning 200,000 rows into tuples, and counting their table rows one
-by one, than running.  So a native run hands its effects over as these sets:
+distinct ones), its RAM a dictionary.  The interpreter adds tuples to Python
+sets as it goes; the JIT keeps them in native structures (vm.jit.records), and
+a run with a million u32 operations would spend more time turning 200,000
+rows into tuples, and counting their table rows one by one, than running.  So
+a native run hands them over as these:
 
 - `U32Entries` and `PermutationInputs` are read-only sets (`collections.abc.Set`)
   of the same tuples the interpreter would hold, so they compare equal to its
   sets and can be iterated; the tuples are only made when someone asks;
-- `u32_table_rows` and `permutation_array` are what `vm.tables` reads: computed
-  from the arrays directly.
+- `u32_table_rows`, `permutation_array` and `cascade_bitmap` are what
+  `vm.tables` reads: computed from the arrays directly, or counted by native
+  code already (the u32 table's height, the cascade limbs of every input);
+- `RamCells` is a read-only mapping from address to value, equal to the
+  interpreter's dictionary; the dictionary is only built when someone reads it.
 
-Each holds the tuples the interpreter had collected before native code took
-over (`known`) and the distinct rows native code logged (`rows`).
+Each set holds the tuples the interpreter had collected before native code took
+over (`known`) and the distinct rows native code kept (`rows`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Set
+from collections.abc import Callable, Iterator, Mapping, Set
 
 import numpy as np
 
@@ -40,12 +44,22 @@ def unique_rows(rows: np.ndarray) -> np.ndarray:
 
 
 class _ArraySet(Set):
-    """A set of tuples given as Python tuples (`known`) plus distinct array rows."""
+    """A set of tuples given as Python tuples (`known`) plus distinct array rows: an array,
+    or a function that makes it, called when the rows are first needed (counting the
+    tables may not need them)."""
 
-    def __init__(self, known: Set, rows: np.ndarray):
+    def __init__(self, known: Set, rows: np.ndarray | Callable[[], np.ndarray]):
         self._known = frozenset(known)
-        self._rows = rows
+        self._made = rows if isinstance(rows, np.ndarray) else None
+        self._make = None if isinstance(rows, np.ndarray) else rows
         self._tuples: frozenset | None = None
+
+    @property
+    def _rows(self) -> np.ndarray:
+        if self._made is None:
+            self._made = self._make()
+            self._make = None
+        return self._made
 
     def _decode(self, rows: np.ndarray) -> Iterator[tuple]:
         raise NotImplementedError
@@ -78,7 +92,12 @@ class _ArraySet(Set):
 
 
 class U32Entries(_ArraySet):
-    """Distinct u32 table entries `(kind, lhs, rhs)`; rows are `(lhs, kind << 32 | rhs)`."""
+    """Distinct u32 table entries `(kind, lhs, rhs)`; rows are `(lhs, kind << 32 | rhs)`.
+    `table_rows`, if given, is the u32 table's height of `rows` alone, counted natively."""
+
+    def __init__(self, known: Set, rows, table_rows: int | None = None):
+        super().__init__(known, rows)
+        self._table_rows = table_rows
 
     def _decode(self, rows: np.ndarray) -> Iterator[tuple]:
         codes = rows[:, 1]
@@ -95,7 +114,12 @@ class U32Entries(_ArraySet):
 
 
 class PermutationInputs(_ArraySet):
-    """Distinct Tip5 permutation inputs: 16-word tuples, one array row each."""
+    """Distinct Tip5 permutation inputs: 16-word tuples, one array row each.  `cascade`, if
+    given, marks every cascade limb the `rows` look up: 65,536 bits in 1,024 words."""
+
+    def __init__(self, known: Set, rows: np.ndarray, cascade: np.ndarray | None = None):
+        super().__init__(known, rows)
+        self._cascade = cascade
 
     def _decode(self, rows: np.ndarray) -> Iterator[tuple]:
         return map(tuple, rows.tolist())
@@ -110,6 +134,8 @@ def u32_table_rows(entries) -> int:
     else the larger operand (tasm.md §9.7)."""
     if not isinstance(entries, U32Entries):
         entries = U32Entries(entries, np.zeros((0, 2), dtype=np.uint64))
+    if entries._table_rows is not None and not entries._known:
+        return entries._table_rows
     rows = entries.array()
     if not len(rows):
         return 0
@@ -128,3 +154,37 @@ def permutation_array(inputs) -> np.ndarray:
     if isinstance(inputs, PermutationInputs):
         return inputs.array()
     return np.array(list(inputs), dtype=np.uint64).reshape(-1, 16)
+
+
+def cascade_bitmap(inputs) -> np.ndarray | None:
+    """One bool per 16-bit limb, set for the cascade limbs every input looks up, if native
+    code marked them (else None: `vm.tables` computes them from `permutation_array`)."""
+    if not isinstance(inputs, PermutationInputs) or inputs._cascade is None or inputs._known:
+        return None
+    return np.unpackbits(inputs._cascade.view(np.uint8), bitorder="little").view(bool)
+
+
+class RamCells(Mapping):
+    """A run's RAM as parallel arrays of addresses and values, read as a dictionary."""
+
+    def __init__(self, addresses: np.ndarray, values: np.ndarray):
+        self._addresses = addresses
+        self._values = values
+        self._cells: dict[int, int] | None = None
+
+    def cells(self) -> dict[int, int]:
+        if self._cells is None:
+            self._cells = dict(zip(self._addresses.tolist(), self._values.tolist()))
+        return self._cells
+
+    def __getitem__(self, address: int) -> int:
+        return self.cells()[address]
+
+    def __iter__(self):
+        return iter(self.cells())
+
+    def __len__(self) -> int:
+        return len(self._addresses)
+
+    def __repr__(self) -> str:
+        return f"RamCells({len(self)} cells)"

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from functools import lru_cache
 
+import numpy as np
+
 from vm import effects, tip5
 from vm.cost import ZERO, attestation_chunks, attestation_rows, instruction_cost, program_height
 from vm.isa import HASH_ROWS_PER_PERMUTATION
@@ -98,6 +100,23 @@ def attestation_limbs(words: tuple[int, ...]) -> frozenset[int]:
     return frozenset(tip5.cascade_limbs_many(tip5.varlen_permutation_inputs(words)))
 
 
+@lru_cache(maxsize=256)
+def _attestation_limb_array(words: tuple[int, ...]) -> np.ndarray:
+    return np.array(sorted(attestation_limbs(words)), dtype=np.int64)
+
+
+def _cascade_height(program: Program, inputs) -> int:
+    """Distinct 16-bit limbs looked up by the program attestation and by every permutation:
+    from the limb bitmap native code marked, else from the permutation inputs."""
+    marked = effects.cascade_bitmap(inputs)
+    if marked is None:
+        permutations = effects.permutation_array(inputs)
+        return len(attestation_limbs(program.words) | tip5.cascade_limbs_many(permutations))
+    marked = marked.copy()
+    marked[_attestation_limb_array(program.words)] = True
+    return int(np.count_nonzero(marked))
+
+
 def heights(run) -> Heights:
     """The nine table heights of a run (complete or stopped by an error)."""
     program: Program = run.program
@@ -106,8 +125,6 @@ def heights(run) -> Heights:
         count = run.visits[address]
         if count:
             executed = executed + instruction_cost(op.instruction, op.argument) * count
-    permutations = effects.permutation_array(run.permutation_inputs)
-    limbs = attestation_limbs(program.words) | tip5.cascade_limbs_many(permutations)
     return Heights(
         program=program_height(program.length),
         processor=run.cycles,
@@ -115,7 +132,7 @@ def heights(run) -> Heights:
         ram=executed.ram,
         jump_stack=run.cycles,
         hash=attestation_rows(program.length) + executed.hash,
-        cascade=len(limbs),
+        cascade=_cascade_height(program, run.permutation_inputs),
         lookup=LOOKUP_HEIGHT,
         u32=effects.u32_table_rows(run.u32_entries),
     )

@@ -113,13 +113,12 @@ class _Run:
         )
         self.ip, self.finished, self.error = stop.ip, stop.finished, stop.error
 
-    def finish_natively(self) -> Run:
+    def finish_natively(self, options=None) -> Run:
         from vm.jit import runtime
 
-        compiled = runtime.compile_program(self.program)
-        checkpoints = compiled.blocks.checkpoints
-        if self.ip not in checkpoints:  # compiled code starts at a checkpoint
-            self.interpret(self.max_steps, checkpoints)
+        compiled = runtime.compile_program(self.program, options or runtime.Options())
+        if self.ip not in compiled.entries:  # compiled code starts at a compiled checkpoint
+            self.interpret(self.max_steps, compiled.entries)
         if self.finished:
             return self.record()
         return runtime.run(compiled, self.machine, self.ip, self.visits, self.max_steps)
@@ -147,13 +146,16 @@ def execute(
     ram: Mapping[int, int] | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,
     trial_cycles: int = 0,
+    options=None,
 ) -> Run:
-    """Run `program` natively (after `trial_cycles` interpreted ones); the interpreter's `Run`."""
+    """Run `program` natively (after `trial_cycles` interpreted ones); the interpreter's `Run`.
+    `options` (a `vm.jit.runtime.Options`) say what is compiled: by default the regions
+    that may run more than once (the interpreter runs the rest)."""
     _require()
     run = _Run(program, (public_input, secret_input, secret_digests, ram), max_steps)
     if trial_cycles:
         run.interpret(trial_cycles)
-    return run.record() if run.finished else run.finish_natively()
+    return run.record() if run.finished else run.finish_natively(options)
 
 
 def execute_auto(

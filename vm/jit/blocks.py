@@ -16,8 +16,17 @@ is a DAG: its *region*.  A checkpoint's `Guard` holds, over every path through
 its region, the most steps taken, the op-stack depth needed so that no
 instruction is TooShallow (tasm.md §7, with the interpreter's per-instruction
 `16 - min(0, delta)`), the most the op stack grows, and bounds on what is
-appended to the jump stack, RAM, output and the two effect logs.  If the guard
+appended to the jump stack, RAM, output and the two effect records.  If the guard
 holds, nothing in the region can run out of steps, stack or buffer space.
+
+Not every region is worth compiling: code that runs at most once per run costs
+more to compile than to interpret.  `hot_checkpoints` are the checkpoints
+whose region may run more than once, by a bound on executions per block over
+the program's graph (fall-through, `skiz`, a `call` to its target and to its
+return address, `recurse` to every call target): a block in a cycle may run
+any number of times, any other at most as often as its predecessors together,
+and the block at address 0 once.  The runtime compiles the blocks of hot
+regions (`compiled_blocks`) and interprets the rest (vm.jit.runtime).
 """
 
 from __future__ import annotations
@@ -58,7 +67,7 @@ class Guard:
     need: int = MINIMUM_DEPTH  # op-stack length needed at entry
     growth: int = 0  # most words the op stack grows by at any point
     calls: int = 0
-    ram_accesses: int = 0  # RAM words read or written: a bound on new RAM cells
+    ram_writes: int = 0  # RAM words written: a bound on new RAM pages
     outputs: int = 0
     u32_entries: int = 0
     permutations: int = 0
@@ -70,7 +79,7 @@ class Guard:
             need=max(self.need, later.need - delta),
             growth=max(self.growth, delta + later.growth),
             calls=self.calls + later.calls,
-            ram_accesses=self.ram_accesses + later.ram_accesses,
+            ram_writes=self.ram_writes + later.ram_writes,
             outputs=self.outputs + later.outputs,
             u32_entries=self.u32_entries + later.u32_entries,
             permutations=self.permutations + later.permutations,
@@ -88,7 +97,7 @@ def _instruction_guard(op: Op) -> Guard:
         need=required_depth(op),
         growth=max(0, delta),
         calls=int(op.instruction.flow is Flow.CALL),
-        ram_accesses=op.instruction.ram_accesses(op.argument),
+        ram_writes=op.instruction.ram_writes.at(op.argument),
         outputs=outputs(op),
         u32_entries=u32_entries(op),
         permutations=permutations(op),
@@ -163,6 +172,53 @@ class BlockMap:
         return {address: reach[address] for address in self.checkpoints}
 
     @cached_property
+    def hot_checkpoints(self) -> frozenset[int]:
+        """Checkpoints whose region may run more than once in a run."""
+        bounds = self._execution_bounds
+        return frozenset(
+            address for address in self.checkpoints if bounds[self.by_start[address].index] > 1
+        )
+
+    def region_blocks(self, starts) -> tuple[Block, ...]:
+        """The blocks of the regions of the checkpoints `starts`, in address order."""
+        seen: set[int] = set()
+        pending = [self.by_start[address] for address in starts]
+        while pending:
+            block = pending.pop()
+            if block.index in seen:
+                continue
+            seen.add(block.index)
+            for address in block.successors:
+                if address in self.by_start and address not in self.checkpoints:
+                    pending.append(self.by_start[address])
+        return tuple(block for block in self.blocks if block.index in seen)
+
+    def _graph_edges(self, block: Block) -> list[int]:
+        """Blocks that can run next because `block` ran, as indices (see the docstring)."""
+        op = self.program.ops[block.op_indices[-1]]
+        targets = list(block.successors)
+        if op.instruction.flow is Flow.CALL:
+            targets = [op.argument, following(self.program, block.op_indices[-1])]
+        elif op.instruction.flow in (Flow.RECURSE, Flow.RECURSE_OR_RETURN):
+            targets = list(self.call_targets)
+        return [self.by_start[address].index for address in targets if address in self.by_start]
+
+    @cached_property
+    def _execution_bounds(self) -> list[int]:
+        """Per block: 0, 1, or MANY (2) times per run, an upper bound."""
+        edges = [self._graph_edges(block) for block in self.blocks]
+        cyclic = _cyclic_nodes(edges)
+        bounds = [0] * len(self.blocks)
+        if self.blocks and self.blocks[0].start == 0:
+            bounds[0] = 1
+        for node in _topological_order(edges, cyclic):
+            if node in cyclic:
+                bounds[node] = MANY
+            for target in edges[node]:
+                bounds[target] = min(MANY, bounds[target] + bounds[node])
+        return bounds
+
+    @cached_property
     def _reach(self) -> dict[int, Guard]:
         """Guard of the code from each block start to the next checkpoint, bottom-up."""
         table: dict[int, Guard] = {}
@@ -181,6 +237,73 @@ class BlockMap:
                 later = onward(address) if later is None else later.widest(onward(address))
             table[block.start] = block.own.then(block.delta, later) if later else block.own
         return table
+
+
+MANY = 2  # an execution bound that means "more than once"
+
+
+def _cyclic_nodes(edges: list[list[int]]) -> set[int]:
+    """Nodes on a cycle: members of a strongly connected component with more than one node,
+    or with an edge to themselves (Tarjan's algorithm, iterative)."""
+    index_of: dict[int, int] = {}
+    low: dict[int, int] = {}
+    stack: list[int] = []
+    on_stack: set[int] = set()
+    cyclic: set[int] = set()
+    counter = 0
+    for root in range(len(edges)):
+        if root in index_of:
+            continue
+        work = [(root, 0)]
+        while work:
+            node, position = work.pop()
+            if position == 0:
+                index_of[node] = low[node] = counter
+                counter += 1
+                stack.append(node)
+                on_stack.add(node)
+            if position < len(edges[node]):
+                work.append((node, position + 1))
+                target = edges[node][position]
+                if target not in index_of:
+                    work.append((target, 0))
+                elif target in on_stack:
+                    low[node] = min(low[node], index_of[target])
+                continue
+            if work and work[-1][0] != node:  # returning to the caller: pass `low` up
+                parent = work[-1][0]
+                low[parent] = min(low[parent], low[node])
+            if low[node] == index_of[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1 or node in edges[node]:
+                    cyclic.update(component)
+    return cyclic
+
+
+def _topological_order(edges: list[list[int]], cyclic: set[int]) -> list[int]:
+    """Every node, each after all its predecessors except those on a common cycle."""
+    incoming = [0] * len(edges)
+    for node, targets in enumerate(edges):
+        for target in targets:
+            if not (node in cyclic and target in cyclic):
+                incoming[target] += 1
+    ready = [node for node in range(len(edges)) if incoming[node] == 0]
+    order = []
+    while ready:
+        node = ready.pop()
+        order.append(node)
+        for target in edges[node]:
+            if not (node in cyclic and target in cyclic):
+                incoming[target] -= 1
+                if incoming[target] == 0:
+                    ready.append(target)
+    return order
 
 
 def following(program: Program, index: int) -> int:

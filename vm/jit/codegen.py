@@ -1,25 +1,31 @@
 """Code generation: `Program` -> the LLVM IR of one native function (vm.jit.layout).
 
-`generate(program, symbol)` returns IR text.  The function loads the machine
-registers from `control`, jumps to the block at `control[IP]`, and from there
-runs compiled blocks with native control flow: fall-through and `skiz` are
-branches, `call` pushes onto the jump stack and branches, `return` and
-`recurse` switch over the addresses a `call` of this program can have pushed.
+`generate(program, symbol)` returns IR text.  The program is cut into units
+of bounded size (vm.jit.units), each an LLVM function, so that compiling
+costs a bounded amount per instruction; the function `symbol` calls the unit
+that holds `control[IP]` until one halts, fails, asks for service or hands
+off, and calls the next when a unit leaves for an address in another
+(`Status.CONTINUE`).  A unit loads the machine registers from `control`,
+jumps to the block at `control[IP]`, and from there runs compiled blocks with
+native control flow: fall-through and `skiz` are branches, `call` pushes onto
+the jump stack and branches, `return` and `recurse` switch over the
+addresses a `call` of this program can have pushed.
 
 Checkpoint blocks begin with the guard of their region (vm.jit.blocks): enough
 steps left and a deep enough op stack (else HANDOFF: the interpreter runs to
 the next checkpoint), enough room in every buffer the region may append to
-(else SERVICE: the runtime grows the buffer and calls again).  Every block
-then counts itself once and runs its instructions with no depth or capacity
+(else SERVICE: the runtime grows it and calls again).  Every block then
+counts itself once and runs its instructions with no depth or capacity
 tests.  Inside a block the op-stack pointer is a compile-time offset from its
 value at block entry, and stack words are cached as SSA values: loaded at most
 once, stored only when the block is left or before a check.  The top `WINDOW`
 words stay in SSA registers across blocks (LLVM turns them into phis), so a
 loop keeps its working values in machine registers; memory holds the rest,
-and the exit writes the window back.  RAM accesses, Tip5, X-field products
-and inverses and field powers are calls to shared helpers compiled once
-(vm.jit.helpers), which keeps each program's IR, and so its compile time,
-small.  The buffers are `noalias` arguments.
+and the exit writes the window back.  RAM is read through a page cache, with
+a helper call only when the cache misses (vm.jit.memory); Tip5 with its
+records, u32 entries, X-field products and inverses and field powers are
+calls to shared helpers compiled once (vm.jit.helpers, vm.jit.records),
+which keeps each program's IR small.  The buffers are `noalias` arguments.
 
 Instructions are emitted by `vm.jit.instructions` and `vm.jit.coprocessor`
 through the `Context` below; a check that fails leaves through `fail_if` with
@@ -32,26 +38,11 @@ from llvmlite import ir
 
 from vm.field import P
 from vm.isa import Failure
-from vm.jit import arith, helpers
+from vm.jit import arith, helpers, memory
 from vm.jit.arith import I32, I64, I64_POINTER, constant
-from vm.jit.blocks import (
-    MINIMUM_DEPTH,
-    Block,
-    BlockMap,
-    Guard,
-    following,
-    skip_target,
-    split_blocks,
-)
-from vm.jit.layout import (
-    BUFFERS,
-    ERROR_KINDS,
-    STATE_WORDS,
-    U32_KINDS,
-    U32_LOG_WORDS,
-    Control,
-    Status,
-)
+from vm.jit.blocks import MINIMUM_DEPTH, BlockMap, Guard, following, skip_target, split_blocks
+from vm.jit.layout import BUFFERS, ERROR_KINDS, STATE_WORDS, U32_KINDS, Control, Status
+from vm.jit.units import DEFAULT_LIMIT, Piece, Unit, UnitMap, partition
 from vm.tasm import Op, Program
 
 COLD_WEIGHTS = (1, 1 << 20)  # branch weights: a failing check or guard is rare
@@ -63,24 +54,31 @@ HOT = (Control.SP, Control.BUDGET, Control.JUMP_LENGTH)
 WINDOW = 4
 
 
+def _function_type() -> ir.FunctionType:
+    return ir.FunctionType(I64, [I64_POINTER] * (len(BUFFERS) + 2))
+
+
 class Context:
-    """What instruction emitters see: the op stack, registers, buffers and exits.
+    """What instruction emitters see while one unit's function is generated: the op stack,
+    registers, buffers and exits.
 
     The op-stack length is `base + offset`: `base` is the SSA value loaded at
     block entry and `offset` a Python int that `push` and `pop` move.
     """
 
-    def __init__(self, program: Program, blocks: BlockMap, symbol: str):
-        self.program = program
-        self.blocks = blocks
-        self.module = ir.Module(name=symbol)
-        argument_types = [I64_POINTER] * (len(BUFFERS) + 2)
-        self.function = ir.Function(self.module, ir.FunctionType(I64, argument_types), symbol)
+    def __init__(self, units: UnitMap, unit: Unit, module: ir.Module, name: str):
+        self.program = units.blocks.program
+        self.blocks = units.blocks
+        self.units = units
+        self.unit = unit
+        self.module = module
+        self.function = ir.Function(module, _function_type(), name)
+        self.function.linkage = "internal"
         control, *buffers, self.helper_table = self.function.args
         for argument in self.function.args:
             argument.add_attribute("noalias")
         self.buffers = dict(zip(BUFFERS, buffers))
-        self.cold = self.module.add_metadata(["branch_weights", *map(I32, COLD_WEIGHTS)])
+        self.cold = module.add_metadata(["branch_weights", *map(I32, COLD_WEIGHTS)])
         entry = self.function.append_basic_block("entry")
         self.builder = ir.IRBuilder(entry)
         self.registers = {
@@ -97,10 +95,12 @@ class Context:
             word = self.builder.gep(buffers[0], [self.builder.sub(length, constant(depth + 1))])
             self.builder.store(self.builder.load(word), register)
         self.labels = {
-            block.start: self.function.append_basic_block(f"block{block.start}")
-            for block in blocks.blocks
+            piece.address: self.function.append_basic_block(f"block{piece.address}")
+            for piece in unit.pieces
         }
-        self.labels[program.length] = self.function.append_basic_block("overflow")
+        self.owns_end = units.unit_of[self.program.length] == unit.index
+        if self.owns_end:
+            self.labels[self.program.length] = self.function.append_basic_block("overflow")
         self.exit_block = self.function.append_basic_block("exit")
         self.entry = entry
         self.base = self.top = None
@@ -109,6 +109,7 @@ class Context:
         self.dirty: set[int] = set()
         self.op: Op | None = None
         self.address = 0
+        self.sponge_fresh = False  # a sponge_init ran since the sponge was last used
 
     # --- registers, buffers, constants ------------------------------------------------------
 
@@ -201,7 +202,7 @@ class Context:
     def stack_length(self):
         return self.add(self.base, self.offset)
 
-    # --- shared helpers: field power, X-field, RAM ------------------------------------
+    # --- shared helpers: field power, X-field, RAM, records --------------------------------
 
     def call(self, name: str, arguments: list):
         """Call a shared helper (vm.jit.helpers)."""
@@ -210,10 +211,12 @@ class Context:
     def field_power(self, base, exponent):
         return self.call("field_power", [base, exponent])
 
+    def _scratch(self, index: int = 0):
+        return self.builder.gep(self.scratch, [constant(0), constant(index)])
+
     def _x_call(self, name: str, words: list) -> tuple:
-        out = self.builder.gep(self.scratch, [constant(0), constant(0)])
-        self.call(name, [*words, out])
-        return tuple(self.builder.load(self.builder.gep(out, [constant(k)])) for k in range(3))
+        self.call(name, [*words, self._scratch()])
+        return tuple(self.builder.load(self._scratch(k)) for k in range(3))
 
     def x_mul(self, a, b) -> tuple:
         return self._x_call("x_mul", [*a, *b])
@@ -221,52 +224,55 @@ class Context:
     def x_inverse(self, a) -> tuple:
         return self._x_call("x_inverse", list(a))
 
-    def _ram_arguments(self, pointer, offset: int) -> list:
-        if self.ram_registers is None:  # loaded once per block
-            mask, shift = self.read_only(Control.RAM_MASK), self.read_only(Control.RAM_SHIFT)
-            self.ram_registers = [self.buffers["ram"], mask, shift]
-        return [*self.ram_registers, pointer, constant(offset % P)]
+    def _page(self, address, create: bool):
+        """The offset of the RAM page of `address` (vm.jit.memory)."""
+        buffers = self.buffers
+        names = ("ram_pages", "ram_index", "ram_cache")
+        arguments = [self.control, *(buffers[name] for name in names)]
+        page = self.builder.lshr(address, constant(memory.PAGE_BITS))
+        return memory.page_offset(
+            self.builder, lambda values: self.call("ram_page", values), arguments, page, create
+        )
+
+    def _address(self, pointer, offset: int):
+        return pointer if offset % P == 0 else self.plus(pointer, offset)
 
     def ram_read(self, pointer, offset: int = 0):
         """The RAM word at field address pointer + offset."""
-        return self.call("ram_read", self._ram_arguments(pointer, offset))
+        address = self._address(pointer, offset)
+        page = self._page(address, create=False)
+        pages = self.buffers["ram_pages"]
+        return self.builder.load(memory.cell_pointer(self.builder, pages, page, address))
 
     def ram_write(self, pointer, offset: int, value) -> None:
-        arguments = [*self._ram_arguments(pointer, offset), value]
-        added = self.call("ram_write", arguments)
-        self.set_register(Control.RAM_COUNT, self.add(self.register(Control.RAM_COUNT), added))
-
-    # --- effect logs ----------------------------------------------------------------------
+        address = self._address(pointer, offset)
+        page = self._page(address, create=True)
+        pages = self.buffers["ram_pages"]
+        self.builder.store(value, memory.cell_pointer(self.builder, pages, page, address))
+        memory.mark_written(self.builder, pages, page, address)
 
     def log_u32(self, kind: str, lhs, rhs) -> None:
         """Record the u32 entry (kind, lhs, rhs); rhs is always below 2^32."""
-        length = self.register(Control.U32_LENGTH)
-        position = self.builder.mul(length, constant(U32_LOG_WORDS))
-        self.store("u32_log", position, lhs)
         code = constant(U32_KINDS.index(kind) << 32)
-        self.store("u32_log", self.add(position, 1), self.builder.or_(code, rhs))
-        self.set_register(Control.U32_LENGTH, self.add(length, 1))
+        table = self.buffers["u32_table"]
+        self.call("u32_record", [self.control, table, lhs, self.builder.or_(code, rhs)])
 
-    def permute(self, words: list, into_sponge: bool = False) -> list:
-        """Log the 16-word input and permute it; returns the first 5 output words.
+    def _record_permutation(self, source, target) -> None:
+        buffers = self.buffers
+        records = [buffers[name] for name in ("permutation_log", "permutation_index", "cascade")]
+        self.call("tip5_record", [self.control, *records, source, target])
 
-        With `into_sponge` the output goes to the sponge buffer and nothing is returned.
-        """
-        length = self.register(Control.PERMUTATION_LENGTH)
-        position = self.builder.mul(length, constant(STATE_WORDS))
+    def permute(self, words: list) -> list:
+        """Record the 16-word input and permute it; returns the first 5 output words."""
         for index, word in enumerate(words):
-            self.store("permutation_log", self.add(position, index), word)
-        self.set_register(Control.PERMUTATION_LENGTH, self.add(length, 1))
-        source = self.word_pointer("permutation_log", position)
-        if into_sponge:
-            self.call("tip5_permute", [source, self.buffers["sponge"]])
-            return []
-        target = self.builder.gep(self.scratch, [constant(0), constant(0)])
-        self.call("tip5_permute", [source, target])
-        return [
-            self.builder.load(self.builder.gep(self.scratch, [constant(0), constant(index)]))
-            for index in range(5)
-        ]
+            self.builder.store(word, self._scratch(index))
+        self._record_permutation(self._scratch(), self._scratch())
+        return [self.builder.load(self._scratch(index)) for index in range(5)]
+
+    def permute_sponge(self) -> None:
+        """Record the sponge state and permute it in place."""
+        sponge = self.word_pointer("sponge", 0)
+        self._record_permutation(sponge, sponge)
 
     # --- exits and control flow -----------------------------------------------------------
 
@@ -317,25 +323,39 @@ class Context:
         self.sync()
         self.set_register(Control.SP, self.stack_length())
 
+    def label(self, address: int) -> ir.Block:
+        """The block for `address`: its code in this unit, or an exit to the unit holding it
+        (the state is synced on every edge, so the exit only names the address)."""
+        if address not in self.labels:
+            transfer = self.function.append_basic_block(f"transfer{address}")
+            self.labels[address] = transfer
+            here = self.builder.block
+            self.builder.position_at_end(transfer)
+            self.builder.store(constant(address), self._control_pointer(Control.IP))
+            self.builder.store(constant(Status.CONTINUE), self.status)
+            self.builder.branch(self.exit_block)
+            self.builder.position_at_end(here)
+        return self.labels[address]
+
     def goto(self, address: int) -> None:
         self._leave_block()
-        self.builder.branch(self.labels[address])
+        self.builder.branch(self.label(address))
 
     def branch_if(self, condition, address_if_true: int, address_if_false: int) -> None:
         self._leave_block()
-        self.builder.cbranch(condition, self.labels[address_if_true], self.labels[address_if_false])
+        self.builder.cbranch(condition, self.label(address_if_true), self.label(address_if_false))
 
     def switch(self, value, addresses: tuple[int, ...]) -> None:
         """Branch to the block whose address equals `value`, an address pushed by a `call`
         of this program: one of `addresses`, so with one candidate, `value` is not needed."""
         self._leave_block()
         if len(addresses) == 1:
-            self.builder.branch(self.labels[addresses[0]])
+            self.builder.branch(self.label(addresses[0]))
             return
         unknown = self.function.append_basic_block(f"unknown{self.address}")
         switch = self.builder.switch(value, unknown)  # the state is synced
         for address in addresses:
-            switch.add_case(constant(address), self.labels[address])
+            switch.add_case(constant(address), self.label(address))
         self.builder.position_at_end(unknown)
         self._leave(Status.FAILED, self.address, ERROR_KINDS.index("InternalReturnAddress"))
 
@@ -363,7 +383,7 @@ class Context:
         wants = [
             (Control.SP, guard.growth, Control.STACK_CAPACITY),
             (Control.JUMP_LENGTH, guard.calls, Control.JUMP_CAPACITY),
-            (Control.RAM_COUNT, guard.ram_accesses, Control.RAM_LIMIT),
+            (Control.RAM_PAGES, guard.ram_writes, Control.RAM_PAGE_CAPACITY),
             (Control.OUTPUT_LENGTH, guard.outputs, Control.OUTPUT_CAPACITY),
             (Control.U32_LENGTH, guard.u32_entries, Control.U32_CAPACITY),
             (Control.PERMUTATION_LENGTH, guard.permutations, Control.PERMUTATION_CAPACITY),
@@ -389,21 +409,26 @@ class Context:
         self.offset = 0
         self.cache = {-1 - depth: self.builder.load(word) for depth, word in enumerate(self.window)}
         self.dirty = set(self.cache)  # the window is not in memory
-        self.ram_registers = None
+        self.sponge_fresh = False
 
-    def emit_block(self, block: Block, emitters: dict) -> None:
-        self.builder.position_at_end(self.labels[block.start])
-        self._start_block(block.start)
-        if block.start in self.blocks.checkpoints:
-            self._guard(block.start, self.blocks.guards[block.start])
-        budget = self.register(Control.BUDGET)
-        self.set_register(Control.BUDGET, self.builder.sub(budget, constant(block.length)))
-        counter = self.word_pointer("counts", block.index)
-        self.builder.store(self.add(self.builder.load(counter), 1), counter)
-        for index, address in zip(block.op_indices, block.addresses):
-            self.op, self.address = self.program.ops[index], address
+    def emit_piece(self, piece: Piece, emitters: dict) -> None:
+        block = piece.block
+        self.builder.position_at_end(self.labels[piece.address])
+        self._start_block(piece.address)
+        if piece.first:
+            if block.start in self.blocks.checkpoints:
+                self._guard(block.start, self.blocks.guards[block.start])
+            budget = self.register(Control.BUDGET)
+            self.set_register(Control.BUDGET, self.builder.sub(budget, constant(block.length)))
+            counter = self.word_pointer("counts", block.index)
+            self.builder.store(self.add(self.builder.load(counter), 1), counter)
+        for position in range(piece.start, piece.end):
+            self.op = self.program.ops[block.op_indices[position]]
+            self.address = block.addresses[position]
             emitters[self.op.instruction.name](self, self.op)
-        if not self.op.instruction.flow.ends_block:
+        if not piece.last:
+            self.goto(piece.following)
+        elif not self.op.instruction.flow.ends_block:
             self.goto(self.following())
 
     def emit_overflow(self) -> None:
@@ -422,7 +447,7 @@ class Context:
         self._start_block(-1)
         unknown = self.function.append_basic_block("unknown_entry")
         switch = builder.switch(ip, unknown)
-        for address in sorted(self.blocks.checkpoints):
+        for address in self.unit.entries:
             switch.add_case(constant(address), self.labels[address])
         builder.position_at_end(unknown)
         self._leave(Status.FAILED, -1, ERROR_KINDS.index("InternalReturnAddress"))
@@ -443,13 +468,67 @@ def emitters() -> dict:
     return {**instructions.EMITTERS, **coprocessor.EMITTERS}
 
 
-def generate(program: Program, symbol: str, blocks: BlockMap | None = None) -> str:
-    """The IR text of the native function `symbol` that runs `program`."""
-    blocks = blocks or split_blocks(program)
-    context = Context(program, blocks, symbol)
-    every_emitter = emitters()
-    for block in blocks.blocks:
-        context.emit_block(block, every_emitter)
-    context.emit_overflow()
+def _emit_unit(units: UnitMap, unit: Unit, module: ir.Module, name: str, every_emitter):
+    context = Context(units, unit, module, name)
+    for piece in unit.pieces:
+        context.emit_piece(piece, every_emitter)
+    if context.owns_end:
+        context.emit_overflow()
     context.emit_dispatch()
-    return str(context.module)
+    return context.function
+
+
+def _emit_main(module: ir.Module, symbol: str, units: UnitMap, functions: list) -> None:
+    """`symbol`: call the unit holding control[IP] until a unit returns another status than
+    CONTINUE, and return that; HANDOFF for an address no unit holds (it is interpreted)."""
+    main = ir.Function(module, _function_type(), symbol)
+    for argument in main.args:
+        argument.add_attribute("noalias")
+    arguments = list(main.args)
+    entry = main.append_basic_block("entry")
+    builder = ir.IRBuilder(entry)
+    loop = main.append_basic_block("dispatch")
+    done = main.append_basic_block("done")
+    unknown = main.append_basic_block("not_compiled")
+    builder.branch(loop)
+    builder.position_at_end(loop)
+    ip = builder.load(builder.gep(arguments[0], [constant(Control.IP)]))
+    switch = builder.switch(ip, unknown)
+    results = []
+    for unit, function in zip(units.units, functions):
+        calling = main.append_basic_block(f"unit{unit.index}")
+        for address in unit.entries:
+            switch.add_case(constant(address), calling)
+        builder.position_at_end(calling)
+        status = builder.call(function, arguments)
+        results.append((status, calling))
+        onward = builder.icmp_unsigned("==", status, constant(Status.CONTINUE))
+        builder.cbranch(onward, loop, done)
+    builder.position_at_end(unknown)
+    builder.ret(constant(Status.HANDOFF))
+    builder.position_at_end(done)
+    status = builder.phi(I64, "status")
+    for value, block in results:
+        status.add_incoming(value, block)
+    builder.ret(status)
+
+
+def generate(
+    program: Program,
+    symbol: str,
+    blocks: BlockMap | None = None,
+    checkpoints: frozenset[int] | None = None,
+    unit_limit: int = DEFAULT_LIMIT,
+) -> str:
+    """The IR text of the native function `symbol` that runs the regions of `checkpoints`
+    (default: all) of `program`, in units of at most `unit_limit` instructions."""
+    blocks = blocks or split_blocks(program)
+    units = partition(blocks, checkpoints, unit_limit)
+    module = ir.Module(name=symbol)
+    every_emitter = emitters()
+    functions = [
+        _emit_unit(units, unit, module, f"{symbol}.unit{unit.index}", every_emitter)
+        for unit in units.units
+    ]
+    _emit_main(module, symbol, units, functions)
+    return str(module)

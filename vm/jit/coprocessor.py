@@ -62,21 +62,28 @@ def _require_sponge(context):
     )
 
 
-def _sponge_capacity(context):
-    return [context.load("sponge", index) for index in range(10, 16)]
-
-
 def _sponge_init(context, op):
+    if context.sponge_fresh:  # the sponge is still all zeros, as this would leave it
+        return
     for index in range(16):
         context.store("sponge", index, constant(0))
     context.set_register(Control.SPONGE_READY, constant(1))
+    context.sponge_fresh = True
+
+
+def _absorb(context, words: list) -> None:
+    """Overwrite the sponge's rate with `words` and permute it (the capacity stays)."""
+    for index, word in enumerate(words):
+        context.store("sponge", index, word)
+    context.permute_sponge()
+    context.sponge_fresh = False
 
 
 def _sponge_absorb(context, op):
     _require_sponge(context)
     words = [context.value(depth) for depth in range(10)]
     context.pop(10)
-    context.permute(words + _sponge_capacity(context), into_sponge=True)
+    _absorb(context, words)
 
 
 def _sponge_absorb_mem(context, op):
@@ -87,15 +94,16 @@ def _sponge_absorb_mem(context, op):
     for depth in range(4):
         context.set(depth, words[depth])
     context.push(context.plus(pointer, 10))
-    context.permute(words + _sponge_capacity(context), into_sponge=True)
+    _absorb(context, words)
 
 
 def _sponge_squeeze(context, op):
     _require_sponge(context)
-    state = [context.load("sponge", index) for index in range(16)]
-    for word in reversed(state[:10]):
+    rate = [context.load("sponge", index) for index in range(10)]
+    for word in reversed(rate):
         context.push(word)
-    context.permute(state, into_sponge=True)
+    context.permute_sponge()
+    context.sponge_fresh = False
 
 
 # --- extension-field arithmetic (st0 = c0) ---------------------------------------------------

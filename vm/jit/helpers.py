@@ -1,33 +1,45 @@
-"""Native helpers that every compiled program calls: their types, their bodies, the calls.
+"""Native helpers that every compiled program and the runtime call: types, bodies, calls.
 
-Input: nothing but the field, X-field, RAM-table and Tip5 code generators;
-output: `define(module, suffix)`, which adds the helper functions to the
-support module (vm.jit.support, compiled once per machine and cached), and
+Input: the field, X-field, RAM, record and Tip5 code generators; output:
+`define(module, suffix)`, which adds every helper to the support module
+(vm.jit.support, compiled once per machine and cached), and
 `call(builder, table, name, arguments)`, with which a compiled program calls
 one through the table of addresses it receives as its last argument (in
 `NAMES` order).  Keeping these bodies out of every program keeps programs
-small: a program that used them all would otherwise compile for ~100 ms more.
+small and their compile time bounded per instruction.  The helpers marked
+`RUNTIME` are called by the runtime (vm.jit.runtime) through ctypes, not by
+programs.
 """
 
 from __future__ import annotations
 
 from llvmlite import ir
 
-from vm.jit import arith, memory
+from vm.jit import arith, memory, records
 from vm.jit.arith import I64, I64_POINTER, constant
 from vm.jit.tip5_ir import emit_permutation
 
 VOID = ir.VoidType()
 
 TYPES = {
-    "tip5_permute": ir.FunctionType(VOID, [I64_POINTER, I64_POINTER]),  # input, output
+    "tip5_permute": records.PERMUTE_TYPE,  # input, output
+    "tip5_permute_marking": records.PERMUTE_MARKING_TYPE,  # input, output, cascade
+    "tip5_record": records.TIP5_RECORD_TYPE,
+    "u32_record": records.U32_RECORD_TYPE,
+    "ram_page": memory.PAGE_TYPE,
     "field_power": ir.FunctionType(I64, [I64, I64]),  # base, exponent
     "x_mul": ir.FunctionType(VOID, [I64] * 6 + [I64_POINTER]),  # a, b (c0 first), out
     "x_inverse": ir.FunctionType(VOID, [I64] * 3 + [I64_POINTER]),  # a (c0 first), out
-    "ram_read": ir.FunctionType(I64, [I64_POINTER, I64, I64, I64, I64]),
-    "ram_write": ir.FunctionType(I64, [I64_POINTER, I64, I64, I64, I64, I64]),
+    # for the runtime
+    "ram_reindex": memory.REINDEX_TYPE,
+    "u32_insert_table": records.U32_INSERT_TABLE_TYPE,
+    "permutation_insert_rows": records.INSERT_ROWS_TYPE,
+    "permutation_reindex": records.REINDEX_TYPE,
 }
 NAMES = tuple(TYPES)
+RUNTIME = frozenset(
+    {"ram_reindex", "u32_insert_table", "permutation_insert_rows", "permutation_reindex"}
+)
 
 
 def _store_element(builder: ir.IRBuilder, element, out) -> None:
@@ -39,10 +51,16 @@ def _store_element(builder: ir.IRBuilder, element, out) -> None:
 def define(module: ir.Module, suffix: str) -> dict[str, str]:
     """Add every helper to `module`; returns the symbol of each, by name."""
     symbols = {name: f"tri_{name}_{suffix}" for name in NAMES}
-    emit_permutation(module, symbols["tip5_permute"])
+    permute = emit_permutation(module, symbols["tip5_permute"])
+    marking = emit_permutation(module, symbols["tip5_permute_marking"], marking=True)
+    record = records.tip5_record_function(module, symbols["tip5_record"], permute, marking)
+    records.u32_record_function(module, symbols["u32_record"])
+    memory.page_function(module, symbols["ram_page"])
     power = arith.power_function(module, symbols["field_power"])
-    memory.read_function(module, symbols["ram_read"])
-    memory.write_function(module, symbols["ram_write"])
+    memory.reindex_function(module, symbols["ram_reindex"])
+    records.u32_insert_table_function(module, symbols["u32_insert_table"])
+    records.permutation_insert_rows_function(module, symbols["permutation_insert_rows"], record)
+    records.permutation_reindex_function(module, symbols["permutation_reindex"])
 
     x_mul = ir.Function(module, TYPES["x_mul"], symbols["x_mul"])
     builder = ir.IRBuilder(x_mul.append_basic_block("entry"))

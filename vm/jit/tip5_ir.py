@@ -1,13 +1,24 @@
-"""The Tip5 permutation as LLVM IR (tasm.md §10), compiled once per process.
+"""The Tip5 permutation as LLVM IR (tasm.md §10), compiled once per machine.
 
-Input: the constants of `vm.tip5`; output: `emit_permutation(module)`, which adds
-`void tip5_permute(i64* input, i64* output)` to a module: the permutation of the
-16 canonical words at `input`, written to `output` (the two may be the same
-buffer).  JIT-compiled programs call it through a function pointer, so it is
-compiled once, not once per program.  The arithmetic is that of
-`vm.tip5_kernels`: the lookup S-box on the Montgomery form of lanes 0..3, x^7
-on the other lanes, and the circulant MDS matrix on 32-bit halves (every sum of
-16 products stays below 2^52).
+Input: the constants of `vm.tip5`; output: `emit_permutation(module, name,
+marking)`, which adds `void name(i64* input, i64* output[, i64* cascade])` to a
+module: the permutation of the 16 canonical words at `input`, written
+canonical to `output` (the two may be the same buffer).  With `marking` the
+function also sets, in the 65,536-bit map `cascade`, the bit of every 16-bit
+limb the permutation looks up in the cascade table (§9.8): the four limbs of
+the Montgomery form of lanes 0..3 of each round's input, as
+`vm.tip5.reference_cascade_limbs` lists them.  JIT-compiled programs call
+these through the helper table (vm.jit.helpers), so they are compiled once.
+
+The arithmetic is that of `vm.tip5_kernels`, arranged for speed:
+
+- the lookup S-box on the Montgomery form of lanes 0..3, x^7 on the others;
+  S-box outputs are left partly reduced (below 2^64, congruent mod p), which
+  is all the MDS step needs, since it works on 32-bit halves;
+- the circulant MDS matrix as 16 vector multiply-adds of constant columns
+  (`<16 x i64>`, each product of a 16-bit entry and a 32-bit half below 2^48,
+  each sum of 16 below 2^52), then reduced and given its round constant in
+  the same vectors; the result is canonical.
 """
 
 from __future__ import annotations
@@ -15,10 +26,23 @@ from __future__ import annotations
 from llvmlite import ir
 
 from vm import tip5
-from vm.jit.arith import I8, I64, I64_POINTER, add, constant, mul, reduce128
+from vm.field import P
+from vm.jit.arith import EPSILON, I8, I32, I64, I64_POINTER, constant, mul
 
 STATE_SIZE = tip5.STATE_SIZE
 LOOKUP_LANES = tip5.NUMBER_OF_SPLIT_AND_LOOKUP_LANES
+LIMBS_PER_LANE = 4  # 16-bit limbs of a 64-bit Montgomery form
+CASCADE_WORDS = (1 << 16) // 64  # the limb map: one bit per 16-bit limb
+VECTOR = ir.VectorType(I64, STATE_SIZE)
+LANE_MASK = ir.VectorType(I32, STATE_SIZE)
+
+
+def _vector(values) -> ir.Constant:
+    return ir.Constant(VECTOR, [constant(value) for value in values])
+
+
+def _splat(value: int) -> ir.Constant:
+    return _vector([value] * STATE_SIZE)
 
 
 def _global_array(module: ir.Module, name: str, element, values) -> ir.GlobalVariable:
@@ -26,53 +50,109 @@ def _global_array(module: ir.Module, name: str, element, values) -> ir.GlobalVar
     variable = ir.GlobalVariable(module, array_type, name)
     variable.global_constant = True
     variable.linkage = "internal"
-    if element is I64:
-        variable.initializer = ir.Constant(array_type, [constant(value) for value in values])
-    else:
-        variable.initializer = ir.Constant(array_type, values)
+    variable.initializer = ir.Constant(array_type, values)
     return variable
 
 
-def _split_and_lookup(builder: ir.IRBuilder, sbox: ir.GlobalVariable, value):
+def _partial_mul(builder: ir.IRBuilder, a, b):
+    """a * b mod p for any 64-bit a, b, below 2^64 but not necessarily canonical: the
+    reduction of `vm.jit.arith.reduce128` without its final subtraction of p."""
+    product = builder.mul(builder.zext(a, ir.IntType(128)), builder.zext(b, ir.IntType(128)))
+    high = builder.trunc(builder.lshr(product, ir.Constant(ir.IntType(128), 64)), I64)
+    low = builder.trunc(product, I64)
+    high_top = builder.lshr(high, constant(32))
+    high_bottom = builder.and_(high, constant(EPSILON))
+    result = builder.sub(low, high_top)
+    borrowed = builder.icmp_unsigned("<", low, high_top)
+    result = builder.select(borrowed, builder.sub(result, constant(EPSILON)), result)
+    product = builder.mul(high_bottom, constant(EPSILON))
+    total = builder.add(result, product)
+    carried = builder.icmp_unsigned("<", total, product)
+    return builder.select(carried, builder.add(total, constant(EPSILON)), total)
+
+
+def _mark(builder: ir.IRBuilder, cascade, montgomery) -> None:
+    """Set the bits of the four 16-bit limbs of `montgomery` in the limb map."""
+    for index in range(LIMBS_PER_LANE):
+        limb = builder.and_(builder.lshr(montgomery, constant(16 * index)), constant(0xFFFF))
+        word = builder.gep(cascade, [builder.lshr(limb, constant(6))])
+        bit = builder.shl(constant(1), builder.and_(limb, constant(63)))
+        builder.store(builder.or_(builder.load(word), bit), word)
+
+
+def _split_and_lookup(builder: ir.IRBuilder, sbox, value, cascade):
     """The S-box of lanes 0..3: every byte of the Montgomery form through the table."""
-    montgomery = mul(builder, value, constant(tip5.MONTGOMERY_R))
+    montgomery = mul(builder, value, constant(tip5.MONTGOMERY_R))  # canonical: its bytes count
+    if cascade is not None:
+        _mark(builder, cascade, montgomery)
     looked_up = constant(0)
     for byte_index in range(8):
         shift = constant(8 * byte_index)
         byte = builder.and_(builder.lshr(montgomery, shift), constant(0xFF))
-        pointer = builder.gep(sbox, [ir.Constant(I64, 0), byte], inbounds=True)
+        pointer = builder.gep(sbox, [constant(0), byte], inbounds=True)
         entry = builder.zext(builder.load(pointer), I64)
         looked_up = builder.or_(looked_up, builder.shl(entry, shift))
-    return mul(builder, looked_up, constant(tip5.MONTGOMERY_R_INVERSE))
+    return _partial_mul(builder, looked_up, constant(tip5.MONTGOMERY_R_INVERSE))
 
 
 def _power_seven(builder: ir.IRBuilder, value):
-    square = mul(builder, value, value)
-    return mul(builder, mul(builder, square, square), mul(builder, square, value))
+    square = _partial_mul(builder, value, value)
+    fourth = _partial_mul(builder, square, square)
+    return _partial_mul(builder, fourth, _partial_mul(builder, square, value))
 
 
-def _mds_row(builder: ir.IRBuilder, row: int, lanes: list):
-    """Row `row` of the circulant MDS product, reduced to a canonical word."""
-    sum_low = constant(0)
-    sum_high = constant(0)
-    for column, (low_half, high_half) in enumerate(lanes):
-        coefficient = constant(tip5.MDS_FIRST_COLUMN[(row - column) % STATE_SIZE])
-        sum_low = builder.add(sum_low, builder.mul(coefficient, low_half))
-        sum_high = builder.add(sum_high, builder.mul(coefficient, high_half))
-    low = builder.add(builder.shl(sum_high, constant(32)), sum_low)
-    high = builder.lshr(sum_high, constant(32))
-    carried = builder.icmp_unsigned("<", low, sum_low)
-    high = builder.add(high, builder.zext(carried, I64))
-    return reduce128(builder, high, low)
+def _broadcast(builder: ir.IRBuilder, value):
+    single = builder.insert_element(ir.Constant(VECTOR, ir.Undefined), value, I32(0))
+    zeros = ir.Constant(LANE_MASK, [I32(0)] * STATE_SIZE)
+    return builder.shuffle_vector(single, ir.Constant(VECTOR, ir.Undefined), zeros)
 
 
-def emit_permutation(module: ir.Module, name: str = "tip5_permute") -> ir.Function:
-    """Add `void name(i64* input, i64* output)` to `module` and return it."""
-    function_type = ir.FunctionType(ir.VoidType(), [I64_POINTER, I64_POINTER])
-    function = ir.Function(module, function_type, name)
-    sbox = _global_array(module, "tip5_sbox", I8, list(tip5.SBOX))
-    round_constants = _global_array(module, "tip5_round_constants", I64, tip5.ROUND_CONSTANTS)
-    source, destination = function.args
+def _unsigned_less(builder: ir.IRBuilder, a, b):
+    return builder.icmp_unsigned("<", a, b)
+
+
+def _mds_and_constants(builder: ir.IRBuilder, lanes: list, round_constants):
+    """MDS · lanes + round constants, canonical, as a vector; lanes are below 2^64."""
+    sum_low = sum_high = _splat(0)
+    for column, lane in enumerate(lanes):
+        entries = _vector(
+            [tip5.MDS_FIRST_COLUMN[(row - column) % STATE_SIZE] for row in range(STATE_SIZE)]
+        )
+        low = _broadcast(builder, builder.and_(lane, constant(0xFFFFFFFF)))
+        high = _broadcast(builder, builder.lshr(lane, constant(32)))
+        sum_low = builder.add(sum_low, builder.mul(entries, low))
+        sum_high = builder.add(sum_high, builder.mul(entries, high))
+    # value = sum_high * 2^32 + sum_low, both sums below 2^52; with sum_high = h1 * 2^32 + h0,
+    # value = h1 * 2^64 + h0 * 2^32 + sum_low = h1 * (2^32 - 1) + h0 * 2^32 + sum_low (mod p)
+    high_bits = builder.lshr(sum_high, _splat(32))
+    small = builder.add(sum_low, builder.sub(builder.shl(high_bits, _splat(32)), high_bits))
+    shifted = builder.shl(sum_high, _splat(32))  # h0 * 2^32
+    total = builder.add(shifted, small)  # small < 2^53: at most one wrap, worth 2^32 - 1
+    total = builder.select(
+        _unsigned_less(builder, total, shifted), builder.add(total, _splat(EPSILON)), total
+    )
+    with_constant = builder.add(total, round_constants)
+    with_constant = builder.select(
+        _unsigned_less(builder, with_constant, total),
+        builder.add(with_constant, _splat(EPSILON)),
+        with_constant,
+    )
+    too_big = builder.icmp_unsigned(">=", with_constant, _splat(P))
+    return builder.select(too_big, builder.sub(with_constant, _splat(P)), with_constant)
+
+
+def emit_permutation(module: ir.Module, name: str, marking: bool = False) -> ir.Function:
+    """Add `void name(i64* input, i64* output[, i64* cascade])` to `module` and return it."""
+    arguments = [I64_POINTER, I64_POINTER] + ([I64_POINTER] if marking else [])
+    function = ir.Function(module, ir.FunctionType(ir.VoidType(), arguments), name)
+    source, destination = function.args[:2]
+    cascade = function.args[2] if marking else None
+    sbox = _global_array(module, f"{name}.sbox", I8, [I8(value) for value in tip5.SBOX])
+    constants = [
+        _vector(tip5.ROUND_CONSTANTS[STATE_SIZE * index : STATE_SIZE * (index + 1)])
+        for index in range(tip5.NUMBER_OF_ROUNDS)
+    ]
+    round_constants = _global_array(module, f"{name}.round_constants", VECTOR, constants)
     entry = function.append_basic_block("entry")
     loop = function.append_basic_block("round")
     done = function.append_basic_block("done")
@@ -87,21 +167,14 @@ def emit_permutation(module: ir.Module, name: str = "tip5_permute") -> ir.Functi
     for phi, value in zip(state, initial):
         phi.add_incoming(value, entry)
     after_sbox = [
-        _split_and_lookup(builder, sbox, value)
+        _split_and_lookup(builder, sbox, value, cascade)
         if index < LOOKUP_LANES
         else _power_seven(builder, value)
         for index, value in enumerate(state)
     ]
-    halves = [
-        (builder.and_(value, constant(0xFFFFFFFF)), builder.lshr(value, constant(32)))
-        for value in after_sbox
-    ]
-    base = builder.mul(round_index, constant(STATE_SIZE))
-    following = []
-    for row in range(STATE_SIZE):
-        offset = builder.add(base, constant(row))
-        pointer = builder.gep(round_constants, [ir.Constant(I64, 0), offset], inbounds=True)
-        following.append(add(builder, _mds_row(builder, row, halves), builder.load(pointer)))
+    pointer = builder.gep(round_constants, [constant(0), round_index], inbounds=True)
+    vector = _mds_and_constants(builder, after_sbox, builder.load(pointer))
+    following = [builder.extract_element(vector, I32(index)) for index in range(STATE_SIZE)]
     next_round = builder.add(round_index, constant(1))
     round_index.add_incoming(next_round, loop)
     for phi, value in zip(state, following):

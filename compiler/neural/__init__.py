@@ -1,0 +1,9 @@
+"""The arithmetic of the neural optimizer (optimizer.md §5, §6), in Python.
+
+`fixed` is the pure-Python reference of fixed-point Goldilocks arithmetic and
+`fixed_numpy` its vectorized twin; `tensor` and `tensor_numpy` build the
+model's operations on them (dot product, matrix-vector product, layer
+normalization, the clamped polynomial GeLU, masked attention, argmax).  The
+four agree bit for bit with each other and with the language's `std.nn.fixed`
+and `std.nn.tensor` (tests/test_fixed.py, tests/test_nn_tensor.py).
+"""
