@@ -18,6 +18,8 @@ from compiler.builtins import BUILTINS
 from compiler.check.bodies import ConstRef
 from compiler.check.checker import Checked, FunctionInstance
 from compiler.check.types import XFIELD, StructType, TupleType, width
+from compiler.failures import RunFailure, describe
+from compiler.sourcemap import origin_of
 from compiler.syntax import ast
 from vm import tip5, xfield
 from vm.field import P
@@ -27,12 +29,22 @@ DEFAULT_MAX_STEPS = 10_000_000
 
 
 class Failure(Exception):
-    """The program failed: `kind` names the failure the way the VM does."""
+    """The program failed: `kind` names the failure the way the VM does; `origin` is the
+    construct that failed (compiler.sourcemap) and `message` says so in its terms
+    (compiler.failures), once `locate` has found it."""
 
-    def __init__(self, kind: str, message: str):
+    def __init__(self, kind: str, message: str, operands: tuple | None = None):
         super().__init__(message)
         self.kind = kind
         self.message = message
+        self.operands = operands
+        self.origin = None
+
+    def locate(self, origin) -> None:
+        """Attach the innermost construct the failure happened in (the first one given)."""
+        if self.origin is None:
+            self.origin = origin
+            self.message = describe(self.kind, origin, self.operands, self.message)
 
 
 class _Return(Exception):
@@ -53,10 +65,17 @@ class Evaluation:
     result: tuple | None = None
 
     def as_json(self) -> dict:
-        error = (
-            None if self.error is None else {"kind": self.error.kind, "message": self.error.message}
-        )
+        error = None
+        if self.error is not None:
+            error = {"kind": self.error.kind, "message": self.error.message}
+            error["location"] = self.failure().as_json()
         return {"output": self.output, "error": error}
+
+    def failure(self) -> RunFailure | None:
+        """The failure, for compiler.failures.render."""
+        if self.error is None:
+            return None
+        return RunFailure(self.error.kind, self.error.message, self.error.origin)
 
 
 @dataclass
@@ -117,7 +136,7 @@ def call_function(
 
 def _u32(value: int, what: str) -> int:
     if value >= U32_LIMIT:
-        raise Failure("FailedU32Conversion", f"{what} {value} is not a u32 value")
+        raise Failure("FailedU32Conversion", f"{what} {value} is not a u32 value", (value,))
     return value
 
 
@@ -160,13 +179,21 @@ class _Interpreter:
                 return value[reference.offset : reference.offset + width(reference.type)]
             case ast.Binary():
                 left, right = self.expr(frame, expr.left), self.expr(frame, expr.right)
-                return self.binary(expr, instance.types[expr.left], left, right)
+                try:
+                    return self.binary(expr, instance.types[expr.left], left, right)
+                except Failure as failure:
+                    failure.locate(origin_of(instance, expr))
+                    raise
             case ast.Call():
                 arguments = [self.expr(frame, argument) for argument in expr.arguments]
                 target = instance.calls[expr]
-                if isinstance(target, str):
-                    return self.call(self.checked.instances[target], arguments)
-                return BUILTIN_SEMANTICS[target.name](self.state, *arguments)
+                try:
+                    if isinstance(target, str):
+                        return self.call(self.checked.instances[target], arguments)
+                    return BUILTIN_SEMANTICS[target.name](self.state, *arguments)
+                except Failure as failure:
+                    failure.locate(origin_of(instance, expr))
+                    raise
             case ast.TupleExpr() | ast.ArrayExpr():
                 return tuple(
                     word for element in expr.elements for word in self.expr(frame, element)
@@ -176,9 +203,11 @@ class _Interpreter:
                 position = self.expr(frame, expr.index)[0]
                 array = instance.types[expr.base]
                 if position >= array.length:
-                    raise Failure(
+                    failure = Failure(
                         "IndexOutOfBounds", f"index {position} is out of bounds for {array}"
                     )
+                    failure.locate(origin_of(instance, expr))
+                    raise failure
                 size = width(array.element)
                 return base[position * size : (position + 1) * size]
             case ast.StructLiteral():
@@ -296,10 +325,12 @@ def _for(interpreter: _Interpreter, frame: _Frame, statement: ast.For) -> None:
     end = interpreter.expr(frame, statement.end)[0]
     iterations = max(0, end - start)
     if statement.bound is not None and iterations > statement.bound:
-        raise Failure(
+        failure = Failure(
             "BoundExceeded",
             f"the loop runs {iterations} times, more than its bound {statement.bound}",
         )
+        failure.locate(origin_of(frame.instance, statement))
+        raise failure
     for counter in range(start, start + iterations):
         interpreter.tick()
         frame.scopes.append({})
@@ -359,13 +390,13 @@ def _assert(state, condition) -> tuple:
 
 def _assert_eq(state, a, b) -> tuple:
     if a != b:
-        raise Failure("AssertionFailed", f"assert_eq failed: {a[0]} != {b[0]}")
+        raise Failure("AssertionFailed", f"assert_eq failed: {a[0]} != {b[0]}", (a[0], b[0]))
     return ()
 
 
 def _assert_digest(state, a, b) -> tuple:
     if a != b:
-        raise Failure("VectorAssertionFailed", "assert_digest failed: the digests differ")
+        raise Failure("VectorAssertionFailed", "assert_digest failed: the digests differ", a + b)
     return ()
 
 

@@ -47,6 +47,7 @@ def test_run_json_error(capsys):
         "instruction": "read_io 1",
         "cycle": 2,
         "message": report["error"]["message"],
+        "location": None,  # hand-written TASM has no source map
     }
     assert report["heights"]["processor"] == 2
 

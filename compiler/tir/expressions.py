@@ -11,6 +11,7 @@ from __future__ import annotations
 from compiler.builtins import Builtin
 from compiler.check.bodies import ConstRef, LocalRef
 from compiler.check.types import XFIELD, ArrayType, width
+from compiler.sourcemap import origin_of
 from compiler.syntax import ast
 from compiler.tir.ops import Call, Op, from_tasm
 from compiler.tir.stack import CompileLimit, Layout, Value
@@ -19,6 +20,16 @@ from vm.field import P
 
 class ExpressionBuilder:
     def expr(self, expr) -> Value | None:
+        """Evaluate `expr` onto the stack; the ops it emits carry its origin."""
+        stack = self.stack
+        outer = stack.origin
+        stack.origin = origin_of(self.instance, expr)
+        try:
+            return self.expression(expr)
+        finally:
+            stack.origin = outer
+
+    def expression(self, expr) -> Value | None:
         match expr:
             case ast.IntLiteral():
                 return self.stack.push_constant(expr.value % P)

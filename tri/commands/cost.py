@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import statistics
-import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -30,7 +29,7 @@ from rich.table import Table
 from tri import api
 from tri.commands.build import compile_source
 from tri.commands.common import EXIT_FAILED, EXIT_OK, UsageError, load_tasm, positive
-from tri.commands.run import add_run_options, run_inputs
+from tri.commands.run import add_run_options, report_error, result_json, run_inputs
 from vm.attribution import (
     ATTRIBUTED,
     EXECUTED,
@@ -102,9 +101,14 @@ def command_cost(arguments) -> int:
     attribution = checked_attribution(attribute(record))
     owners = label_owners(compiled) if compiled is not None else {}
     if arguments.json:
-        print(json.dumps(program_report(arguments, result, attribution, owners, checked)))
+        report = program_report(arguments, result, attribution, owners, checked)
+        if result.error is not None:
+            location = result_json(program, result, run_inputs(arguments), arguments.engine)
+            report["error"]["location"] = location["error"]["location"]
+        print(json.dumps(report))
     else:
         print_program_report(arguments, result, attribution, owners, checked)
+        report_error(program, result, run_inputs(arguments), arguments.engine)
     return EXIT_OK if result.error is None else EXIT_FAILED
 
 
@@ -239,8 +243,6 @@ def print_program_report(arguments, result, attribution, owners, checked) -> Non
         )
     if arguments.estimate:
         print_estimate(console, estimate_report(checked, owners))
-    if result.error is not None:
-        print(f"error: {result.error}", file=sys.stderr)
 
 
 def print_functions(console: Console, rows: list[dict]) -> None:

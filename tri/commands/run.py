@@ -90,20 +90,41 @@ def run_inputs(arguments) -> api.Inputs:
     )
 
 
-def _execute(arguments) -> api.Result:
+def _execute(arguments) -> tuple:
+    """(the program, the result of running it)."""
     if arguments.program.endswith(".tri"):
         program = source_program(arguments)  # compiled; also kept on `arguments`
     else:
         program = load_tasm(arguments.program, arguments.isa)
     try:
-        return api.execute(program, run_inputs(arguments), arguments.max_steps, arguments.engine)
+        inputs = run_inputs(arguments)
+        return program, api.execute(program, inputs, arguments.max_steps, arguments.engine)
     except JitUnavailable as error:
         raise UsageError(f"error: --engine jit: {error}") from None
 
 
-def _report_error(result: api.Result) -> None:
+def vm_failure(program, error, inputs: api.Inputs, engine: str):
+    """The VM error of a run of `program` in the language's terms (compiler.failures),
+    its operands read from a second run of the same inputs on the same engine."""
+    from compiler.failures import vm_failure as explain
+
+    return explain(program, error, lambda cycles: api.run(program, inputs, cycles, engine))
+
+
+def result_json(program, result: api.Result, inputs: api.Inputs, engine: str) -> dict:
+    """`result.as_json()` with the error's source location, when there is one."""
+    report = result.as_json()
     if result.error is not None:
-        print(f"error: {result.error}", file=sys.stderr)
+        report["error"]["location"] = vm_failure(program, result.error, inputs, engine).as_json()
+    return report
+
+
+def report_error(program, result: api.Result, inputs: api.Inputs, engine: str) -> None:
+    """Print the run's error, if any: at its source line when the program has a source map."""
+    if result.error is not None:
+        from compiler.failures import render
+
+        print(render(vm_failure(program, result.error, inputs, engine)), file=sys.stderr)
 
 
 def command_run(arguments) -> int:
@@ -111,13 +132,14 @@ def command_run(arguments) -> int:
         raise UsageError("error: --reference runs .tri source; a .tasm program runs on the VM")
     if arguments.reference:
         return run_source(arguments)
-    result = _execute(arguments)
+    program, result = _execute(arguments)
+    inputs = run_inputs(arguments)
     if arguments.json:
-        print(json.dumps(result.as_json()))
+        print(json.dumps(result_json(program, result, inputs, arguments.engine)))
     else:
         for value in result.output:
             print(value)
-        _report_error(result)
+        report_error(program, result, inputs, arguments.engine)
     return EXIT_OK if result.error is None else EXIT_FAILED
 
 
@@ -142,5 +164,7 @@ def run_source(arguments) -> int:
         for value in evaluation.output:
             print(value)
         if evaluation.error is not None:
-            print(f"error: {evaluation.error.kind}: {evaluation.error.message}", file=sys.stderr)
+            from compiler.failures import render
+
+            print(render(evaluation.failure()), file=sys.stderr)
     return EXIT_OK if evaluation.error is None else EXIT_FAILED
