@@ -4,6 +4,8 @@ loading a program file with syntax errors rendered as `file:line:col: error[CODE
 from __future__ import annotations
 
 import argparse
+import re
+import sys
 from pathlib import Path
 
 from tri import api
@@ -33,22 +35,64 @@ def field_value(text: str) -> int:
     return value % P
 
 
+_SEPARATORS = re.compile(r"[\s,]+")
+
+
+def words_of(text: str) -> list[str]:
+    """The words of an input option's value: `1,2,3`, or `@FILE` (`@-`: standard input)
+    holding words separated by whitespace or commas."""
+    if not text.startswith("@"):
+        return [part.strip() for part in text.split(",")] if text.strip() else []
+    name = text[1:]
+    try:
+        if name == "-":
+            content = sys.stdin.read()
+        else:
+            content = Path(name).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as error:
+        reason = getattr(error, "strerror", None) or error
+        raise argparse.ArgumentTypeError(f"cannot read {name}: {reason}") from None
+    return [word for word in _SEPARATORS.split(content) if word]
+
+
 def field_list(text: str) -> tuple[int, ...]:
-    if not text.strip():
-        return ()
-    return tuple(field_value(part) for part in text.split(","))
+    """Words for --input and --secret: `1,2,3` or `@FILE`."""
+    return tuple(field_value(part) for part in words_of(text))
+
+
+DIGEST_WORDS = 5
+
+
+def digests(text: str) -> tuple[tuple[int, ...], ...]:
+    """One or more secret digests for --digest (`@FILE`: any number, five words each),
+    each written in the language's order, d0 first -- the order `io.read5()` reads a
+    digest's words and `let (d0, d1, d2, d3, d4) = d` names them -- and returned in the
+    VM's queue order, Tip5's (d4 first: `merkle_step` takes st0 to be element 0)."""
+    values = field_list(text)
+    if not values or len(values) % DIGEST_WORDS:
+        if text.startswith("@"):
+            raise argparse.ArgumentTypeError(
+                f"{text[1:]}: digests have 5 words each, got {len(values)} words"
+            )
+        raise argparse.ArgumentTypeError(f"a digest has 5 words, got {len(values)}")
+    return tuple(
+        tuple(reversed(values[start : start + DIGEST_WORDS]))
+        for start in range(0, len(values), DIGEST_WORDS)
+    )
 
 
 def digest(text: str) -> tuple[int, ...]:
-    values = field_list(text)
-    if len(values) != 5:
-        raise argparse.ArgumentTypeError(f"a digest has 5 words, got {len(values)}")
-    return values
+    """One digest (language order, d0 first) in the VM's queue order (see `digests`)."""
+    found = digests(text)
+    if len(found) != 1:
+        raise argparse.ArgumentTypeError(f"a digest has 5 words, got {5 * len(found)}")
+    return found[0]
 
 
 def ram_cells(text: str) -> tuple[tuple[int, int], ...]:
+    """RAM cells for --ram: `ADDR=VAL,...` or `@FILE` of ADDR=VAL words."""
     cells = []
-    for part in filter(None, (part.strip() for part in text.split(","))):
+    for part in filter(None, words_of(text)):
         address, equals, value = part.partition("=")
         if not equals:
             raise argparse.ArgumentTypeError(f"'{part}' is not ADDR=VALUE")

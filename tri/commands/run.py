@@ -12,7 +12,7 @@ from tri.commands.common import (
     EXIT_FAILED,
     EXIT_OK,
     UsageError,
-    digest,
+    digests,
     field_list,
     load_tasm,
     positive,
@@ -32,19 +32,31 @@ def register(commands) -> None:
 
 def add_run_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("program", help="a .tasm program, or a .tri program")
+    inputs = "repeatable, in order; @FILE (@- for stdin) reads whitespace- or comma-separated words"
     parser.add_argument(
-        "--input", type=field_list, default=(), metavar="1,2,3", help="public input words"
+        "--input",
+        type=field_list,
+        action="append",
+        default=[],
+        metavar="1,2,3",
+        help=f"public input words ({inputs})",
     )
     parser.add_argument(
-        "--secret", type=field_list, default=(), metavar="4,5", help="secret input words (divine)"
+        "--secret",
+        type=field_list,
+        action="append",
+        default=[],
+        metavar="4,5",
+        help=f"secret input words, read by divine ({inputs})",
     )
     parser.add_argument(
         "--digest",
-        type=digest,
+        type=digests,
         action="append",
         default=[],
-        metavar="A,B,C,D,E",
-        help="a secret digest for merkle_step (repeatable, consumed in order)",
+        metavar="D0,D1,D2,D3,D4",
+        help="a secret digest for merkle_step, d0 first as io.read5() reads it "
+        f"({inputs}: five words per digest)",
     )
     parser.add_argument(
         "--ram",
@@ -52,7 +64,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="ADDR=VAL,...",
-        help="initial RAM cells",
+        help=f"initial RAM cells ({inputs})",
     )
     parser.add_argument("--isa", choices=ISAS, default="rel", help="instruction set (default: rel)")
     parser.add_argument(
@@ -81,11 +93,12 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
 
 
 def run_inputs(arguments) -> api.Inputs:
-    """What --input, --secret, --digest and --ram give a run."""
+    """What --input, --secret, --digest and --ram give a run: each option's words in the
+    order given, every repetition and file included."""
     return api.Inputs(
-        public=arguments.input,
-        secret=arguments.secret,
-        digests=tuple(arguments.digest),
+        public=tuple(word for words in arguments.input for word in words),
+        secret=tuple(word for words in arguments.secret for word in words),
+        digests=tuple(digest for group in arguments.digest for digest in group),
         ram=tuple(cell for cells in arguments.ram for cell in cells),
     )
 
@@ -150,12 +163,13 @@ def run_source(arguments) -> int:
         raise UsageError(f"error: {arguments.program} is a module; only a program can run")
     from compiler.evaluate import evaluate  # imported on use: it loads the front end
 
+    inputs = run_inputs(arguments)
     evaluation = evaluate(
         checked,
-        public_input=arguments.input,
-        secret_input=arguments.secret,
-        secret_digests=arguments.digest,
-        ram=dict(cell for cells in arguments.ram for cell in cells),
+        public_input=inputs.public,
+        secret_input=inputs.secret,
+        secret_digests=inputs.digests,
+        ram=dict(inputs.ram),
         max_steps=arguments.max_steps,
     )
     if arguments.json:
