@@ -139,7 +139,9 @@ class BodyChecker:
                 else:
                     expansion = events.expand(self, statement)
                 if expansion is None:
-                    result, position = UNIT, position + 1
+                    # a `match` with errors (reported): its value is unknown, not missing
+                    result = None if last and isinstance(statement, ast.Match) else UNIT
+                    position += 1
                     continue
                 statements[position : position + 1] = expansion
                 self.rewritten[block] = statements
