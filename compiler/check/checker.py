@@ -24,6 +24,7 @@ from compiler.syntax import ast
 MAX_INSTANCES_PER_FUNCTION = 256  # more means size-generic recursion
 KNOWN_ATTRIBUTES = {"intrinsic", "test", "pure", "cfg", "requires", "ensures"}
 INTRINSIC_PREFIXES = ("std.", "vm.", "os.", "ext.")
+UNUSED_WARNINGS = frozenset({"W0006", "W0007", "W0008"})  # shown only when nothing is wrong
 
 
 @dataclass(eq=False)
@@ -80,7 +81,9 @@ class Checker:
         self.diagnostics.append(error(code, message, path, span, hint))
 
     def warn(self, code, message, path, span, hint=None) -> None:
-        self.diagnostics.append(warning(code, message, path, span, hint))
+        found = warning(code, message, path, span, hint)
+        if found not in self.diagnostics:  # an instance of a generic function is checked again
+            self.diagnostics.append(found)
 
     # --- the run
     def run(self) -> Checked:
@@ -99,6 +102,7 @@ class Checker:
         self.check_recursion()
         entry_scope = self.scopes[self.project.entry.name]
         entry = self.check_entry(entry_scope)
+        self.warn_unused_functions(entry_scope)
         for scope in self.scopes.values():
             for module_name, use in scope.imports.items():
                 if module_name not in scope.used_imports:
@@ -111,12 +115,46 @@ class Checker:
             and function.body is not None
             and function.attribute("test") is None
         ]
+        if any(diagnostic.is_error for diagnostic in self.diagnostics):
+            # like rustc's lints: what is unused is worth saying once the program checks
+            self.diagnostics = [d for d in self.diagnostics if d.code not in UNUSED_WARNINGS]
         return Checked(self.project, self.instances, entry, exported, self.diagnostics)
+
+    def warn_unused_functions(self, scope: ModuleScope) -> None:
+        """W0008: a private function of the checked file that nothing calls."""
+        called = {
+            id(self.instances[target].function)
+            for instance in self.instances.values()
+            for target in instance.calls.values()
+            if isinstance(target, str)
+        }
+        for function in scope.functions.values():
+            if function.public or function.body is None or id(function) in called:
+                continue
+            if function.attribute("test") or (
+                function.name == "main" and scope.source.kind == "program"
+            ):
+                continue
+            self.warn(
+                "W0008",
+                f"function '{function.name}' is never called",
+                scope.path,
+                function.span,
+                "remove it, or make it 'pub' if other modules are meant to call it",
+            )
 
     def collect(self, name: str, source: ast.SourceFile) -> ModuleScope:
         scope = ModuleScope(name, source.path, source)
         for use in source.uses:
-            scope.imports[canonical_module_name(use.path)] = use
+            module = canonical_module_name(use.path)
+            if module in scope.imports:
+                first = scope.imports[module].path
+                message = f"'{module}' is imported twice"
+                if first != use.path:
+                    message = f"'{use.path}' is '{module}', already imported as '{first}'"
+                self.warn("W0009", message, source.path, use.span, "remove this line")
+                continue
+            scope.imports[module] = use
         kinds = {
             ast.Function: "functions",
             ast.Struct: "structs",

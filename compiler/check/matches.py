@@ -188,7 +188,7 @@ def _check_arms_alone(checker, statement: ast.Match) -> None:
                     found = struct.field(field) if struct is not None else None
                     checker.bind(pattern or field, found[1] if found else None)
         checker.block(arm.body)
-        checker.scopes.pop()
+        checker.close_scope()
 
 
 def _known_struct(checker, name: str) -> StructType | None:

@@ -126,6 +126,7 @@ def load_project(
     resolver = resolver or Resolver()
     entry = read_module(entry_path, text=text)
     diagnostics: list[Diagnostic] = []
+    _check_module_name(entry, None, diagnostics)
     problems: list[Diagnostic] = []
     order: dict[str, Module] = {}
     loaded: dict[str, Module] = {entry.name: entry}
@@ -159,6 +160,7 @@ def load_project(
                 if dependency is None:
                     continue
                 loaded[name] = dependency
+                _check_module_name(dependency, name, diagnostics)
             visit(dependency)
         visiting.pop()
         order[module.name] = module
@@ -167,6 +169,39 @@ def load_project(
     if problems:
         raise CompileError(problems)
     return Project(entry, order, diagnostics)
+
+
+def path_suffixes(name: str) -> list[tuple[str, ...]]:
+    """The endings a file's path may have for it to hold module `name` (language.md §3.2)."""
+    parts = tuple(name.split("."))
+    head, rest = parts[0], parts[1:]
+    if head == "std" and rest:
+        return [rest, parts]
+    if head in ("vm", "os") and rest:
+        return [parts]
+    return [parts, (*parts, "main")]
+
+
+def _check_module_name(module: Module, used_as: str | None, diagnostics: list) -> None:
+    """W0010: a `module` line that does not match the file's path (or the name it was
+    imported by)."""
+    source = module.source
+    if source.kind != "module":
+        return
+    parts = Path(module.path).with_suffix("").parts
+    declared = canonical_module_name(source.name)
+    if used_as is not None and declared != used_as:
+        message = f"this file is imported as '{used_as}' but says 'module {source.name}'"
+    elif used_as is None and not any(
+        parts[-len(suffix) :] == suffix for suffix in path_suffixes(declared)
+    ):
+        expected = "/".join(path_suffixes(declared)[0]) + ".tri"
+        message = f"'module {source.name}' does not match the file's path (expected .../{expected})"
+    else:
+        return
+    diagnostics.append(
+        warning("W0010", message, source.path, source.name_span, "make the two agree")
+    )
 
 
 def _load_dependency(name, use, importer, resolver, base, problems) -> Module | None:

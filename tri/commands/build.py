@@ -90,7 +90,21 @@ def build_output(arguments, dump=None) -> str:
     return compiled.emit(arguments.emit)
 
 
+def refuse_to_overwrite_source(output: str, source: str) -> None:
+    """A UsageError if `-o` names the source file or any other .tri file."""
+    target = Path(output)
+    same = target.exists() and Path(source).exists() and target.samefile(source)
+    if same or target.suffix == ".tri":
+        what = "the source file" if same else "a .tri file"
+        raise UsageError(
+            f"error: -o {output}: refusing to overwrite {what} with TASM; "
+            "write to a .tasm file instead"
+        )
+
+
 def command_build(arguments) -> int:
+    if arguments.output:
+        refuse_to_overwrite_source(arguments.output, arguments.program)
     dump = dump_printer(arguments.dump, arguments.level)
     text = build_output(arguments, dump)
     if arguments.output:

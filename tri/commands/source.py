@@ -63,6 +63,15 @@ def add_level_options(parser: argparse.ArgumentParser) -> None:
 
 
 def resolver_for(arguments) -> Resolver:
+    """The module roots: -I directories (a warning for one that is not a directory) and the
+    library."""
+    for directory in arguments.include:
+        if not Path(directory).is_dir():
+            what = "a file" if Path(directory).exists() else "not found"
+            print(
+                f"warning: -I {directory}: {what}; -I names a directory to look for modules in",
+                file=sys.stderr,
+            )
     return Resolver(arguments.stdlib, tuple(Path(directory) for directory in arguments.include))
 
 
