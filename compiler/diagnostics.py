@@ -47,7 +47,9 @@ class CompileError(Exception):
         self.diagnostics = diagnostics
 
 
-def error(code: str, message: str, path: str, span: Span, hint: str | None = None) -> Diagnostic:
+def error(
+    code: str, message: str, path: str, span: Span = NO_SPAN, hint: str | None = None
+) -> Diagnostic:
     return Diagnostic("error", code, message, path, span, hint)
 
 
@@ -77,6 +79,28 @@ def render(diagnostic: Diagnostic, source: str | None) -> str:
     return "\n".join(lines)
 
 
+def read_text(path) -> str:
+    """A source file's text; `CompileError` E0100 when it cannot be read, or when it is
+    not UTF-8 (at the line and column of the first bad byte)."""
+    try:
+        with open(path, "rb") as file:
+            data = file.read()
+    except OSError as problem:
+        reason = getattr(problem, "strerror", None) or str(problem)
+        raise CompileError([error("E0100", f"cannot read file: {reason}", str(path))]) from None
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as problem:
+        before = data[: problem.start]
+        line = before.count(b"\n") + 1
+        start = before.rfind(b"\n") + 1
+        column = len(before[start:].decode("utf-8", errors="replace")) + 1
+        byte = data[problem.start]
+        message = f"cannot read file: not UTF-8 text (byte 0x{byte:02x})"
+        span = Span(line, column, line, column)
+        raise CompileError([error("E0100", message, str(path), span)]) from None
+
+
 def render_files(diagnostics: list[Diagnostic]) -> str:
     """Every diagnostic rendered with its source line, each file read once, now (not from
     a cache: between two calls the same path may hold another file)."""
@@ -86,7 +110,7 @@ def render_files(diagnostics: list[Diagnostic]) -> str:
 
 def _read(path: str) -> str | None:
     try:
-        with open(path, encoding="utf-8") as file:
+        with open(path, encoding="utf-8", errors="replace") as file:
             return file.read()
-    except (OSError, UnicodeDecodeError):
+    except OSError:
         return None

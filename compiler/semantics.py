@@ -51,7 +51,8 @@ def u32_operand(value: int, what: str) -> int:
 
 def _take(queue: deque, count: int, kind: str, what: str) -> tuple:
     if len(queue) < count:
-        raise Failure(kind, f"{what} needs {count} words, {len(queue)} left")
+        plural = "s" * (count != 1)
+        raise Failure(kind, f"{what} needs {count} word{plural}, {len(queue)} left")
     return tuple(queue.popleft() for _ in range(count))
 
 

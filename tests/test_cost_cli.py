@@ -94,7 +94,7 @@ def test_usage_errors(capsys):
     for arguments, message in (
         ((module, "--input", "3"), "is a module"),
         ((module, "--estimate"), "--estimate"),
-        ((PROGRAMS / "fibonacci.tasm", "--estimate"), "needs .tri source"),
+        ((PROGRAMS / "fibonacci.tasm", "--estimate"), "needs Trident source"),
         ((PROGRAMS / "fibonacci.tasm", "--cases", "2"), "--cases applies to a module"),
     ):
         code, _, err = tri(capsys, "cost", *arguments)

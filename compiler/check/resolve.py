@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from compiler.diagnostics import CompileError, Diagnostic, error, warning
+from compiler.diagnostics import CompileError, Diagnostic, error, read_text, warning
 from compiler.syntax import ast
 from compiler.syntax.parser import parse
 
@@ -99,18 +99,7 @@ class Resolver:
 def read_module(path: Path, name: str | None = None, text: str | None = None) -> Module:
     """Read (unless `text` is given) and parse one file; `CompileError` on bad input."""
     if text is None:
-        try:
-            with open(path, encoding="utf-8") as file:
-                text = file.read()
-        except UnicodeDecodeError as problem:
-            byte = problem.object[problem.start]
-            reason = f"not UTF-8 text (byte 0x{byte:02x} at offset {problem.start})"
-            problem = error("E0100", f"cannot read file: {reason}", str(path), ast.NO_SPAN)
-            raise CompileError([problem]) from None
-        except OSError as problem:
-            reason = getattr(problem, "strerror", None) or str(problem)
-            problem = error("E0100", f"cannot read file: {reason}", str(path), ast.NO_SPAN)
-            raise CompileError([problem]) from None
+        text = read_text(path)
     source = parse(text, str(path))
     return Module(name or source.name, path, text, source)
 

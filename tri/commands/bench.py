@@ -17,10 +17,10 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.console import Console
 from rich.table import Table
 
 from tri.commands.common import EXIT_FAILED, EXIT_OK, UsageError, positive
+from tri.commands.common import console as table_console
 from tri.commands.source import add_level_options, add_source_options, flags_for, resolver_for
 
 if TYPE_CHECKING:
@@ -131,7 +131,7 @@ def _table(title: str, rows: list[bench.Row], first: str) -> Table:
 def print_report(rows: list[bench.Row], level: int) -> None:
     from compiler import bench  # imported on use: it loads the whole compiler
 
-    console = Console(highlight=False, width=max(Console().width, 150))
+    console = table_console(150)
     mode = f"-O{level}" + ("" if level else ", not optimized")
     console.print(_table(f"per function, compiled ({mode}) / hand", rows, "function"))
     modules = bench.module_rows(rows)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from compiler.levels import DEFAULT_LEVEL
-from tri.commands.common import EXIT_OK, UsageError
+from tri.commands.common import EXIT_OK, UsageError, is_tasm
 from tri.commands.source import add_level_options, add_source_options, load_checked, render_all
 from vm.isa import ISAS
 
@@ -46,8 +46,8 @@ def register(commands) -> None:
 def compile_source(path_text: str, arguments, level: int = DEFAULT_LEVEL, isa="rel", dump=None):
     """(checked, compiled) for a .tri file; every problem becomes a UsageError (exit 2).
     `dump` sees every step, front end included (compiler.pipeline.run_steps)."""
-    if not path_text.endswith(".tri"):
-        raise UsageError(f"error: {path_text}: expected a .tri source file")
+    if is_tasm(path_text):
+        raise UsageError(f"error: {path_text} is TASM already; this command compiles Trident")
     from compiler.diagnostics import CompileError
     from compiler.pipeline import compile_program
 

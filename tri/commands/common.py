@@ -116,10 +116,8 @@ def positive(text: str) -> int:
 def load_tasm(path_text: str, isa: str):
     """Assemble a .tasm file; unreadable files and syntax errors become UsageErrors."""
     path = Path(path_text)
-    if path.suffix == ".tri":
-        raise UsageError(
-            f"error: {path}: compiling .tri source is not supported yet; pass a .tasm file"
-        )
+    if not path.exists():
+        raise missing(path)
     text = read_source(path)
     try:
         return api.assemble(text, isa)
@@ -141,12 +139,47 @@ def render_syntax_error(path: Path, text: str, error) -> str:
 
 
 def read_source(path: Path) -> str:
-    """The text of a source file, or a UsageError that says why it cannot be read."""
+    """The text of a source file, or a UsageError that says why it cannot be read (for
+    text that is not UTF-8, at the line and column of the first bad byte)."""
+    from compiler.diagnostics import CompileError, read_text, render_files
+
+    if not Path(path).exists():
+        raise missing(path)
     try:
-        return path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        reason = getattr(error, "strerror", None) or error
-        raise UsageError(f"error: cannot read {path}: {reason}") from None
+        return read_text(path)
+    except CompileError as problem:
+        raise UsageError(render_files(problem.diagnostics)) from None
+
+
+def missing(path) -> UsageError:
+    """The one wording of a file that is not there."""
+    return UsageError(f"error: cannot read {path}: no such file or directory")
+
+
+def is_tasm(path) -> bool:
+    """Every command reads a `.tasm` file as TASM and any other as Trident source."""
+    return str(path).endswith(".tasm")
+
+
+class _Console:
+    """rich's Console, except that a closed pipe (`tri cost | head`) stops the command
+    quietly (tri.cli catches BrokenPipeError) instead of exiting with 1."""
+
+    def __new__(cls, **options):
+        from rich.console import Console
+
+        class PipeConsole(Console):
+            def on_broken_pipe(self) -> None:
+                raise BrokenPipeError
+
+        return PipeConsole(**options)
+
+
+def console(minimum_width: int = 0):
+    """The console the commands print tables to: at least `minimum_width` columns."""
+    from rich.console import Console
+
+    return _Console(highlight=False, width=max(Console().width, minimum_width))
 
 
 def source_files(paths: list[str]) -> list[Path | UsageError]:
@@ -161,7 +194,7 @@ def source_files(paths: list[str]) -> list[Path | UsageError]:
         elif path.exists():
             found.append(path)
         else:
-            found.append(UsageError(f"error: cannot read {path}: no such file or directory"))
+            found.append(missing(path))
     return found
 
 

@@ -28,7 +28,15 @@ from rich.table import Table
 
 from tri import api
 from tri.commands.build import compile_source
-from tri.commands.common import EXIT_FAILED, EXIT_OK, UsageError, load_tasm, positive
+from tri.commands.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    UsageError,
+    is_tasm,
+    load_tasm,
+    positive,
+)
+from tri.commands.common import console as table_console
 from tri.commands.run import add_run_options, report_error, result_json, run_inputs
 from vm.attribution import (
     ATTRIBUTED,
@@ -53,7 +61,7 @@ def register(commands) -> None:
     cost = commands.add_parser(
         "cost", help="run a program and show its table heights and where they come from"
     )
-    add_run_options(cost)
+    add_run_options(cost, reference=False)
     cost.add_argument(
         "--blocks",
         action="store_true",
@@ -77,20 +85,18 @@ def register(commands) -> None:
 
 
 def command_cost(arguments) -> int:
-    if arguments.reference:
-        raise UsageError("error: tri cost measures a VM run; the reference evaluator has no tables")
     compiled = checked = None
-    if arguments.program.endswith(".tri"):
+    if is_tasm(arguments.program):
+        if arguments.estimate:
+            raise UsageError("error: --estimate needs Trident source (it is computed from the AST)")
+        program = load_tasm(arguments.program, arguments.isa)
+    else:
         checked, compiled = compile_source(
             arguments.program, arguments, arguments.level, arguments.isa
         )
         if checked.entry is None:
             return module_cost(arguments, checked, compiled)
         program = compiled.program
-    else:
-        if arguments.estimate:
-            raise UsageError("error: --estimate needs .tri source (it is computed from the AST)")
-        program = load_tasm(arguments.program, arguments.isa)
     if arguments.cases is not None:
         raise UsageError("error: --cases applies to a module; a program runs on its inputs")
     try:
@@ -208,7 +214,7 @@ def wide_console(attribution_blocks, owners: dict[str, str]) -> Console:
     """A console wide enough that no block or function name is cut."""
     names = [entry.block.name for entry in attribution_blocks] + list(owners.values())
     longest = max(map(len, names), default=0)
-    return Console(highlight=False, width=max(Console().width, 120, 2 * longest + 70))
+    return table_console(max(120, 2 * longest + 70))
 
 
 def print_program_report(arguments, result, attribution, owners, checked) -> None:

@@ -14,6 +14,7 @@ from tri.commands.common import (
     UsageError,
     digests,
     field_list,
+    is_tasm,
     load_tasm,
     positive,
     ram_cells,
@@ -30,8 +31,9 @@ def register(commands) -> None:
     run.set_defaults(handler=command_run)
 
 
-def add_run_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("program", help="a .tasm program, or a .tri program")
+def add_run_options(parser: argparse.ArgumentParser, reference: bool = True) -> None:
+    """The options of `tri run`; `tri cost` takes them all but `--reference`."""
+    parser.add_argument("program", help="a .tasm program, or a Trident program (any other name)")
     inputs = "repeatable, in order; @FILE (@- for stdin) reads whitespace- or comma-separated words"
     parser.add_argument(
         "--input",
@@ -83,11 +85,12 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         "compiling (see docs/vm.md). All give identical results",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument(
-        "--reference",
-        action="store_true",
-        help="run a .tri program on the reference evaluator instead of the VM",
-    )
+    if reference:
+        parser.add_argument(
+            "--reference",
+            action="store_true",
+            help="run a Trident program on the reference evaluator instead of the VM",
+        )
     add_level_options(parser)
     add_source_options(parser)
 
@@ -105,10 +108,10 @@ def run_inputs(arguments) -> api.Inputs:
 
 def _execute(arguments) -> tuple:
     """(the program, the result of running it)."""
-    if arguments.program.endswith(".tri"):
-        program = source_program(arguments)  # compiled; also kept on `arguments`
-    else:
+    if is_tasm(arguments.program):
         program = load_tasm(arguments.program, arguments.isa)
+    else:
+        program = source_program(arguments)  # compiled; also kept on `arguments`
     try:
         inputs = run_inputs(arguments)
         return program, api.execute(program, inputs, arguments.max_steps, arguments.engine)
@@ -141,8 +144,8 @@ def report_error(program, result: api.Result, inputs: api.Inputs, engine: str) -
 
 
 def command_run(arguments) -> int:
-    if arguments.reference and not arguments.program.endswith(".tri"):
-        raise UsageError("error: --reference runs .tri source; a .tasm program runs on the VM")
+    if arguments.reference and is_tasm(arguments.program):
+        raise UsageError("error: --reference runs Trident source; a .tasm program runs on the VM")
     if arguments.reference:
         return run_source(arguments)
     program, result = _execute(arguments)

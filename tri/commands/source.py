@@ -10,7 +10,7 @@ from compiler.check.checker import Checked
 from compiler.check.resolve import DEFAULT_LIBRARY, Resolver
 from compiler.diagnostics import CompileError, Diagnostic, render_files
 from compiler.levels import DEFAULT_LEVEL, LEVELS
-from tri.commands.common import UsageError
+from tri.commands.common import UsageError, missing
 
 
 def add_source_options(parser: argparse.ArgumentParser) -> None:
@@ -93,8 +93,10 @@ def check_path(
 ) -> tuple[Checked | None, list[Diagnostic]]:
     """Load and check one file through the pipeline's front end: (the checked program or
     None, every diagnostic).  `dump` as in compiler.pipeline.run_steps."""
-    if not path.is_file():
-        raise UsageError(f"error: cannot read {path}: no such file")
+    if not path.exists():
+        raise missing(path)
+    if path.is_dir():
+        raise UsageError(f"error: {path} is a directory; name a .tri file")
     from compiler.pipeline import Options, check_source  # the back end loads on use
 
     try:
