@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
+from compiler.builtins import BUILTINS
 from compiler.check.bodies import ConstRef
 from compiler.check.checker import Checked, FunctionInstance
 from compiler.check.types import XFIELD, StructType, TupleType, width
@@ -447,6 +448,13 @@ class _FunctionCompiler:
             program = self.program
             return lambda frame: program.call(target, [argument(frame) for argument in arguments])
         semantics, state = BUILTIN_SEMANTICS[target.name], self.state
+        if target != BUILTINS[target.name]:  # a declaration narrowed its result: the top words
+            keep = width(target.result)
+
+            def narrowed(frame):
+                return semantics(state, *[argument(frame) for argument in arguments])[-keep:]
+
+            return narrowed
         return lambda frame: semantics(state, *[argument(frame) for argument in arguments])
 
     def binary(self, expr: ast.Binary):

@@ -164,6 +164,30 @@ def _xinvert(state, value) -> tuple:
     return (inverse[2], inverse[1], inverse[0])
 
 
+def _dot_step(extension: bool):
+    """xx_dot_step (extension) and xb_dot_step: arguments (e2, e1, e0, b, a) as the stack
+    holds them (`a` on top); the accumulator E = e0 + e1 X + e2 X^2 gains A * B, where
+    B is the X-field element at RAM b..b+2 and A the one at a..a+2 (xx) or the word at a
+    (xb); the pointers move past what was read."""
+
+    def step(state, e2, e1, e0, b, a) -> tuple:
+        left, right = a[0], b[0]
+
+        def element(pointer):
+            return tuple(state.ram.get((pointer + offset) % P, 0) for offset in range(3))
+
+        if extension:
+            product = xfield.mul(element(left), element(right))
+            moved = 3
+        else:
+            product = xfield.scalar_mul(state.ram.get(left, 0), element(right))
+            moved = 1
+        total = xfield.add((e0[0], e1[0], e2[0]), product)
+        return (total[2], total[1], total[0], (right + 3) % P, (left + moved) % P)
+
+    return step
+
+
 BUILTIN_SEMANTICS = {
     "pub_read": _reader(1),
     "pub_read2": _reader(2),
@@ -206,5 +230,7 @@ BUILTIN_SEMANTICS = {
     "ram_write_block": _ram_write_block,
     "xfield": lambda state, a, b, c: (a[0], b[0], c[0]),
     "xinvert": _xinvert,
+    "xx_dot_step": _dot_step(extension=True),
+    "xb_dot_step": _dot_step(extension=False),
 }
 assert set(BUILTIN_SEMANTICS) == set(BUILTINS), "every builtin needs reference semantics"

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from compiler.builtins import BUILTINS, Builtin
+from compiler.builtins import BUILTINS, Builtin, narrowed
 from compiler.check import events
 from compiler.check.bodies import BodyChecker
 from compiler.check.resolve import Project, Resolver, canonical_module_name, load_project
@@ -201,23 +201,10 @@ class Checker:
                     "E0212", f"unknown intrinsic '{intrinsic.argument}'", path, intrinsic.span
                 )
             elif function.body is None:
-                params = [self.resolve_type(p.type, scope=scope) for p in function.params]
-                result = (
-                    self.resolve_type(function.return_type, scope=scope)
-                    if function.return_type
-                    else UNIT
-                )
-                if tuple(params) != builtin.params or result != builtin.result:
-                    self.error(
-                        "E0212",
-                        f"'{function.name}' does not match the signature of builtin "
-                        f"'{builtin.name}': {_signature(builtin.params, builtin.result)}",
-                        path,
-                        function.span,
-                    )
+                self.validate_intrinsic(scope, function, builtin)
         elif function.body is None:
             self.error("E0223", f"function '{function.name}' has no body", path, function.span)
-        elif function.name in BUILTINS:
+        elif function.name in BUILTINS and scope.source.kind == "program":
             self.error(
                 "E0111",
                 f"'{function.name}' is a builtin and cannot be redefined",
@@ -231,6 +218,48 @@ class Checker:
                 path,
                 function.span,
             )
+
+    def declared_signature(self, scope: ModuleScope, function: ast.Function) -> tuple:
+        params = tuple(self.resolve_type(p.type, scope=scope) for p in function.params)
+        result = UNIT
+        if function.return_type:
+            result = self.resolve_type(function.return_type, scope=scope)
+        return params, result
+
+    def validate_intrinsic(self, scope: ModuleScope, function: ast.Function, builtin) -> None:
+        """E0212 unless the declaration has the builtin's signature, or one that narrows
+        its result as compiler.builtins.NARROWINGS allows (W0011)."""
+        params, result = self.declared_signature(scope, function)
+        if params == builtin.params and result == builtin.result:
+            return
+        if narrowed(builtin, params, result) is not None:
+            self.warn(
+                "W0011",
+                f"'{function.name}' narrows builtin '{builtin.name}' to {result}: "
+                f"it keeps the top {width(result)} of the {width(builtin.result)} words "
+                "the instruction pushes",
+                scope.path,
+                function.span,
+                f"declare it as returning {builtin.result} to keep them all",
+            )
+            return
+        self.error(
+            "E0212",
+            f"'{function.name}' does not match the signature of builtin "
+            f"'{builtin.name}': {_signature(builtin.params, builtin.result)}",
+            scope.path,
+            function.span,
+        )
+
+    def intrinsic_builtin(self, owner: ModuleScope, function: ast.Function):
+        """The builtin a call of an intrinsic declaration means (narrowed if declared so)."""
+        builtin = BUILTINS.get(function.attribute("intrinsic").argument or "")
+        if builtin is None:
+            return None
+        params, result = self.declared_signature(owner, function)
+        if params == builtin.params and result == builtin.result:
+            return builtin
+        return narrowed(builtin, params, result) or builtin
 
     def check_entry(self, scope: ModuleScope) -> str | None:
         source = scope.source
@@ -455,15 +484,22 @@ class Checker:
                     return BUILTINS[name]
                 self.error("E0104", f"undefined function '{name}'", scope.path, call.span)
                 return None
+            if name in BUILTINS and function.attribute("intrinsic") is None:
+                self.warn(
+                    "W0012",
+                    f"'{name}' here calls this module's function '{name}', not the builtin",
+                    scope.path,
+                    call.span,
+                    f"to call the builtin, write it through its vm module (e.g. field.{name})",
+                )
             owner = scope
         else:
             found = lookup_qualified(self.scopes, scope, prefix, name, "functions")
             if not self.report_lookup(found, scope, prefix, name, "function", call.span):
                 return None
             owner, function = found.module, found.item
-        intrinsic = function.attribute("intrinsic")
-        if intrinsic is not None:
-            return BUILTINS.get(intrinsic.argument or "")
+        if function.attribute("intrinsic") is not None:
+            return self.intrinsic_builtin(owner, function)
         sizes = self.call_sizes(instance, call, owner, function, arguments)
         if sizes is None:
             return None
