@@ -484,7 +484,8 @@ class Checker:
                     return BUILTINS[name]
                 self.error("E0104", f"undefined function '{name}'", scope.path, call.span)
                 return None
-            if name in BUILTINS and function.attribute("intrinsic") is None:
+            redefined = name in BUILTINS and function.attribute("intrinsic") is None
+            if redefined and scope.source.kind != "program":  # a program's is E0111
                 self.warn(
                     "W0012",
                     f"'{name}' here calls this module's function '{name}', not the builtin",
