@@ -157,7 +157,7 @@ def _operands(program, error, count: int, rerun: Rerun):
 # --- rendering -----------------------------------------------------------------------------------
 
 
-def render(failure: RunFailure) -> str:
+def render(failure: RunFailure, color: bool = False) -> str:
     """`file:line:col: error[KIND]: message`, the source line with a caret under the
     construct (its first line), and where the VM stopped; without an origin, one line."""
     from compiler.diagnostics import Diagnostic
@@ -172,7 +172,7 @@ def render(failure: RunFailure) -> str:
     source = _read(origin.path)
     span = _first_line(origin.span, source)
     diagnostic = Diagnostic("error", failure.kind, failure.message, origin.path, span)
-    text = render_diagnostic(diagnostic, source)
+    text = render_diagnostic(diagnostic, source, color)
     if failure.where:
         gutter = " " * len(str(span.line))
         text += f"\n {gutter} = note: the VM stopped {failure.where}"

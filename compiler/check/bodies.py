@@ -26,6 +26,7 @@ from compiler.check.types import (
     Type,
     width,
 )
+from compiler.diagnostics import did_you_mean
 from compiler.syntax import ast
 
 
@@ -86,6 +87,10 @@ class BodyChecker:
         if span is not None and (name.startswith("_") or "@" in name or "#" in name):
             span = None  # `_x` says "unused on purpose"; '@' and '#' names are the checker's
         self.scopes[-1][name] = Binding(type_, mutable, name, span)
+
+    def visible(self) -> list[str]:
+        """The local names in scope, for a did-you-mean."""
+        return [name for scope in self.scopes for name in scope if "@" not in name]
 
     def close_scope(self) -> None:
         """Leave the innermost scope, warning about the bindings it leaves unused."""
@@ -287,7 +292,8 @@ class BodyChecker:
                 continue
             binding = self.binding(target.path)
             if binding is None:
-                self.error("E0103", f"undefined variable '{target.path}'", target.span)
+                hint = did_you_mean(target.path, self.visible())
+                self.error("E0103", f"undefined variable '{target.path}'", target.span, hint)
             elif not binding.mutable:
                 self.error(
                     "E0204",
@@ -383,7 +389,7 @@ class BodyChecker:
         if expr.path in self.instance.sizes:  # a size parameter used as a value
             self.instance.variables[expr] = ConstRef(self.instance.sizes[expr.path])
             return FIELD
-        constant = self.context.lookup_constant(self.instance, expr)
+        constant = self.context.lookup_constant(self.instance, expr, self.visible())
         if constant is not None:
             self.instance.variables[expr] = ConstRef(constant)
             return FIELD
@@ -397,7 +403,8 @@ class BodyChecker:
                 return None
             found = type_.field(field_name)
             if found is None:
-                self.error("E0206", f"struct {type_} has no field '{field_name}'", expr.span)
+                hint = did_you_mean(field_name, [name for name, _ in type_.fields])
+                self.error("E0206", f"struct {type_} has no field '{field_name}'", expr.span, hint)
                 return None
             offset += found[0]
             type_ = found[1]
@@ -477,7 +484,8 @@ class BodyChecker:
         declared = dict(struct.fields)
         for name, value in expr.fields:
             if name not in declared:
-                self.error("E0206", f"struct {struct} has no field '{name}'", value.span)
+                hint = did_you_mean(name, [field for field, _ in struct.fields])
+                self.error("E0206", f"struct {struct} has no field '{name}'", value.span, hint)
             else:
                 self.expect(declared[name], values[name], value.span, f"field '{name}': ")
         self.report_missing(list(declared), values, f"{struct} literal", expr.span)

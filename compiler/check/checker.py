@@ -18,7 +18,7 @@ from compiler.check.bodies import BodyChecker
 from compiler.check.resolve import Project, Resolver, canonical_module_name, load_project
 from compiler.check.symbols import ModuleScope, lookup_qualified, mangle
 from compiler.check.types import PRIMITIVES, UNIT, ArrayType, StructType, TupleType, Type, width
-from compiler.diagnostics import CompileError, Diagnostic, error, warning
+from compiler.diagnostics import CompileError, Diagnostic, did_you_mean, error, warning
 from compiler.syntax import ast
 
 MAX_INSTANCES_PER_FUNCTION = 256  # more means size-generic recursion
@@ -375,7 +375,8 @@ class Checker:
         if not prefix:
             owner, item = scope, scope.structs.get(name)
             if item is None:
-                self.error("E0105", f"undefined type '{name}'", scope.path, span)
+                hint = did_you_mean(name, [*scope.structs, *PRIMITIVES])
+                self.error("E0105", f"undefined type '{name}'", scope.path, span, hint)
                 return None
         else:
             found = lookup_qualified(self.scopes, scope, prefix, name, "structs")
@@ -437,11 +438,18 @@ class Checker:
                     span,
                 )
             case "missing":
+                kind = {"function": "functions", "constant": "constants", "struct": "structs"}
+                exported = [
+                    item
+                    for item, value in getattr(found.module, kind.get(what, "functions")).items()
+                    if getattr(value, "public", True)
+                ]
                 self.error(
                     "E0104" if what == "function" else "E0103",
                     f"module '{found.module.name}' has no {what} '{name}'",
                     scope.path,
                     span,
+                    did_you_mean(name, exported),
                 )
             case "no-module":
                 self.error(
@@ -454,13 +462,15 @@ class Checker:
         return False
 
     # --- names in bodies
-    def lookup_constant(self, instance, var: ast.Var) -> int | None:
+    def lookup_constant(self, instance, var: ast.Var, visible=()) -> int | None:
+        """A constant's value; `visible` are the local names (for a did-you-mean)."""
         scope = self.scopes[instance.module]
         prefix, _, name = var.path.rpartition(".")
         if not prefix:
             constant = scope.constants.get(name)
             if constant is None:
-                self.error("E0103", f"undefined variable '{name}'", scope.path, var.span)
+                hint = did_you_mean(name, [*visible, *scope.constants])
+                self.error("E0103", f"undefined variable '{name}'", scope.path, var.span, hint)
                 return None
         else:
             found = lookup_qualified(self.scopes, scope, prefix, name, "constants")
@@ -482,7 +492,8 @@ class Checker:
             if function is None:
                 if name in BUILTINS:
                     return BUILTINS[name]
-                self.error("E0104", f"undefined function '{name}'", scope.path, call.span)
+                hint = did_you_mean(name, [*scope.functions, *BUILTINS])
+                self.error("E0104", f"undefined function '{name}'", scope.path, call.span, hint)
                 return None
             redefined = name in BUILTINS and function.attribute("intrinsic") is None
             if redefined and scope.source.kind != "program":  # a program's is E0111

@@ -22,7 +22,11 @@ def register(commands) -> None:
     build = commands.add_parser(
         "build", help="compile a .tri program (or a module's public functions) to TASM"
     )
-    build.add_argument("program", help="a .tri program or module")
+    build.add_argument(
+        "program",
+        nargs="?",
+        help="a Trident program or module, or a project directory (default: the project's entry)",
+    )
     build.add_argument("-o", dest="output", metavar="OUT.tasm", help="write here, not stdout")
     build.add_argument(
         "--emit",

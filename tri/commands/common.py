@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import re
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 
 from tri import api
@@ -13,6 +14,25 @@ from vm.field import P
 from vm.tasm import TasmSyntaxError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+@dataclass
+class Output:
+    """How the command line prints, from --quiet and --color (tri.cli sets it per run)."""
+
+    quiet: bool = False  # only the output asked for and errors
+    color: bool = False  # diagnostics in colour (on stderr)
+
+
+OUTPUT = Output()
+
+
+def did_you_mean(word: str, candidates) -> str:
+    """`; did you mean 'x'?` for the closest candidate, or nothing."""
+    from difflib import get_close_matches
+
+    close = get_close_matches(word, list(candidates), n=1, cutoff=0.6)
+    return f"; did you mean '{close[0]}'?" if close else ""
 
 
 class UsageError(Exception):

@@ -11,6 +11,7 @@ from tri.commands.build import source_program
 from tri.commands.common import (
     EXIT_FAILED,
     EXIT_OK,
+    OUTPUT,
     UsageError,
     digests,
     field_list,
@@ -33,7 +34,12 @@ def register(commands) -> None:
 
 def add_run_options(parser: argparse.ArgumentParser, reference: bool = True) -> None:
     """The options of `tri run`; `tri cost` takes them all but `--reference`."""
-    parser.add_argument("program", help="a .tasm program, or a Trident program (any other name)")
+    parser.add_argument(
+        "program",
+        nargs="?",
+        help="a .tasm program, a Trident program (any other name) or a project directory "
+        "(default: the project's entry)",
+    )
     inputs = "repeatable, in order; @FILE (@- for stdin) reads whitespace- or comma-separated words"
     parser.add_argument(
         "--input",
@@ -140,7 +146,8 @@ def report_error(program, result: api.Result, inputs: api.Inputs, engine: str) -
     if result.error is not None:
         from compiler.failures import render
 
-        print(render(vm_failure(program, result.error, inputs, engine)), file=sys.stderr)
+        failure = vm_failure(program, result.error, inputs, engine)
+        print(render(failure, OUTPUT.color), file=sys.stderr)
 
 
 def command_run(arguments) -> int:
@@ -183,5 +190,5 @@ def run_source(arguments) -> int:
         if evaluation.error is not None:
             from compiler.failures import render
 
-            print(render(evaluation.failure()), file=sys.stderr)
+            print(render(evaluation.failure(), OUTPUT.color), file=sys.stderr)
     return EXIT_OK if evaluation.error is None else EXIT_FAILED

@@ -10,7 +10,7 @@ from compiler.check.checker import Checked
 from compiler.check.resolve import DEFAULT_LIBRARY, Resolver
 from compiler.diagnostics import CompileError, Diagnostic, render_files
 from compiler.levels import DEFAULT_LEVEL, LEVELS
-from tri.commands.common import UsageError, missing
+from tri.commands.common import OUTPUT, UsageError, missing
 
 
 def add_source_options(parser: argparse.ArgumentParser) -> None:
@@ -25,14 +25,14 @@ def add_source_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--stdlib",
         type=Path,
-        default=DEFAULT_LIBRARY,
+        default=None,
         metavar="DIR",
-        help="library root laid out like stdlib/ (default: the bundled stdlib)",
+        help="library root laid out like stdlib/ (default: the project's, else the bundled one)",
     )
     parser.add_argument(
         "--profile",
         choices=PROFILES,
-        default="debug",
+        default=None,
         help="the #[cfg(flag)] items kept: those for 'debug' (default) or 'release'",
     )
 
@@ -48,7 +48,7 @@ def add_level_options(parser: argparse.ArgumentParser) -> None:
         dest="level",
         type=int,
         choices=sorted(LEVELS),
-        default=DEFAULT_LEVEL,
+        default=None,
         metavar="LEVEL",
         help=f"optimization level (default {DEFAULT_LEVEL}): {levels}",
     )
@@ -57,7 +57,7 @@ def add_level_options(parser: argparse.ArgumentParser) -> None:
         dest="level",
         action="store_const",
         const=0,
-        default=DEFAULT_LEVEL,
+        default=None,
         help="the same as -O0",
     )
 
@@ -66,24 +66,28 @@ def resolver_for(arguments) -> Resolver:
     """The module roots: -I directories (a warning for one that is not a directory) and the
     library."""
     for directory in arguments.include:
-        if not Path(directory).is_dir():
+        if not Path(directory).is_dir() and not OUTPUT.quiet:
             what = "a file" if Path(directory).exists() else "not found"
             print(
                 f"warning: -I {directory}: {what}; -I names a directory to look for modules in",
                 file=sys.stderr,
             )
-    return Resolver(arguments.stdlib, tuple(Path(directory) for directory in arguments.include))
+    library = arguments.stdlib or DEFAULT_LIBRARY
+    return Resolver(library, tuple(Path(directory) for directory in arguments.include))
 
 
 def flags_for(arguments) -> frozenset[str]:
-    return frozenset({arguments.profile})
+    return frozenset({arguments.profile or "debug"})
 
 
 def render_all(diagnostics: list[Diagnostic]) -> str:
-    return render_files(diagnostics)
+    return render_files(diagnostics, OUTPUT.color)
 
 
 def print_diagnostics(diagnostics: list[Diagnostic]) -> None:
+    """Print diagnostics to stderr (with --quiet, only errors)."""
+    if OUTPUT.quiet:
+        diagnostics = [diagnostic for diagnostic in diagnostics if diagnostic.is_error]
     if diagnostics:
         print(render_all(diagnostics), file=sys.stderr)
 

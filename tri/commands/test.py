@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from tri.commands.common import (
     EXIT_FAILED,
     EXIT_OK,
+    OUTPUT,
     UsageError,
     existing_source_files,
     positive,
@@ -45,7 +46,12 @@ def _step_limit(run) -> bool:
 
 def register(commands) -> None:
     parser = commands.add_parser("test", help="run the #[test] functions of .tri files")
-    parser.add_argument("paths", nargs="+", metavar="FILE_OR_DIR", help=".tri files or directories")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="FILE_OR_DIR",
+        help=".tri files or directories (default: the project's directory)",
+    )
     parser.add_argument("-k", dest="keyword", metavar="TEXT", help="only tests whose name has TEXT")
     parser.add_argument(
         "--max-steps",
@@ -142,14 +148,17 @@ def command_test(arguments) -> int:
         for outcome in outcomes:
             where = f"{outcome.path}::{outcome.name}"
             if outcome.passed:
-                print(f"PASS {where} ({outcome.cycles} cycles)")
+                if not OUTPUT.quiet:
+                    print(f"PASS {where} ({outcome.cycles} cycles)")
             elif outcome.failure is not None and outcome.failure.origin is not None:
                 print(f"FAIL {where}: {outcome.failure.origin.where}: {outcome.failure.message}")
-                print(render(outcome.failure).split("\n", 1)[1])  # the source line and caret
+                shown = render(outcome.failure, OUTPUT.color)
+                print(shown.split("\n", 1)[1])  # the source line and caret
             else:
                 print(f"FAIL {where}: {outcome.error}")
         count = len(outcomes)
         summary = f"{count} test{'s' * (count != 1)}: {count - len(failed)} passed"
         summary += f", {len(failed)} failed"
-        print(summary, file=sys.stderr if failed else sys.stdout)
+        if not OUTPUT.quiet or failed:
+            print(summary, file=sys.stderr if failed else sys.stdout)
     return EXIT_FAILED if failed else EXIT_OK

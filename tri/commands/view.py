@@ -69,6 +69,11 @@ def render(text: str, lexer: Lexer | None, line_numbers: bool) -> str:
 def command_view(arguments) -> int:
     path = Path(arguments.file)
     text = read_source(path)
-    color = not arguments.no_color and "NO_COLOR" not in os.environ and stdout_is_terminal()
+    color = arguments.color == "always" or (
+        arguments.color == "auto"
+        and not arguments.no_color
+        and "NO_COLOR" not in os.environ
+        and stdout_is_terminal()
+    )
     sys.stdout.write(render(text, lexer_for(path) if color else None, arguments.line_numbers))
     return EXIT_OK
