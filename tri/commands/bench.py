@@ -30,9 +30,7 @@ BUNDLED = Path(__file__).resolve().parents[2] / "benches"
 
 
 def register(commands) -> None:
-    parser = commands.add_parser(
-        "bench", help="compare the compiled stdlib with the hand-written baselines"
-    )
+    parser = commands.add_parser("bench")
     parser.add_argument(
         "directory",
         nargs="?",

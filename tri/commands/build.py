@@ -19,9 +19,7 @@ EMIT = ("tir", "tasm")
 
 
 def register(commands) -> None:
-    build = commands.add_parser(
-        "build", help="compile a .tri program (or a module's public functions) to TASM"
-    )
+    build = commands.add_parser("build")
     build.add_argument(
         "program",
         nargs="?",

@@ -17,7 +17,7 @@ from tri.commands.source import (
 
 
 def register(commands) -> None:
-    parser = commands.add_parser("check", help="type-check .tri files and report every error")
+    parser = commands.add_parser("check")
     parser.add_argument(
         "paths",
         nargs="*",

@@ -9,9 +9,7 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-from tri import api
 from vm.field import P
-from vm.tasm import TasmSyntaxError
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -40,6 +38,34 @@ class UsageError(Exception):
 
     The message is complete as it stands and is printed unchanged.
     """
+
+
+def interruptible(call):
+    """`call()`, run on a helper thread so that Ctrl-C stops the command at once: native
+    code (the JIT) does not return to Python, where KeyboardInterrupt is raised, until it
+    halts, and the main thread, which only waits, takes the signal instead.  An interrupted
+    run is abandoned: the process exits while the helper thread, a daemon, still runs."""
+    import threading
+
+    outcome: list = []
+
+    def target() -> None:
+        try:
+            outcome.append((True, call()))
+        except BaseException as error:  # handed to the main thread, which raises it
+            outcome.append((False, error))
+
+    worker = threading.Thread(target=target, name="tri-run", daemon=True)
+    worker.start()
+    while worker.is_alive():
+        worker.join(WAIT_SECONDS)
+    succeeded, value = outcome[0]
+    if not succeeded:
+        raise value
+    return value
+
+
+WAIT_SECONDS = 0.05  # how often the main thread wakes to take a Ctrl-C
 
 
 # --- argument types --------------------------------------------------------------------------
@@ -135,6 +161,9 @@ def positive(text: str) -> int:
 
 def load_tasm(path_text: str, isa: str):
     """Assemble a .tasm file; unreadable files and syntax errors become UsageErrors."""
+    from tri import api
+    from vm.tasm import TasmSyntaxError
+
     path = Path(path_text)
     if not path.exists():
         raise missing(path)

@@ -32,6 +32,7 @@ from tri.commands.common import (
     EXIT_FAILED,
     EXIT_OK,
     UsageError,
+    interruptible,
     is_tasm,
     load_tasm,
     positive,
@@ -58,9 +59,7 @@ ROWS = ("processor", "op_stack", "ram", "hash")  # the per-function columns
 
 
 def register(commands) -> None:
-    cost = commands.add_parser(
-        "cost", help="run a program and show its table heights and where they come from"
-    )
+    cost = commands.add_parser("cost")
     add_run_options(cost, reference=False)
     cost.add_argument(
         "--blocks",
@@ -100,7 +99,10 @@ def command_cost(arguments) -> int:
     if arguments.cases is not None:
         raise UsageError("error: --cases applies to a module; a program runs on its inputs")
     try:
-        record = api.run(program, run_inputs(arguments), arguments.max_steps, arguments.engine)
+        inputs = run_inputs(arguments)
+        record = interruptible(
+            lambda: api.run(program, inputs, arguments.max_steps, arguments.engine)
+        )
     except JitUnavailable as error:
         raise UsageError(f"error: --engine jit: {error}") from None
     result = api.result_of(record)

@@ -27,7 +27,7 @@ from tri.commands.common import (
 
 
 def register(commands) -> None:
-    fmt = commands.add_parser("fmt", help="format .tri source files in the canonical style")
+    fmt = commands.add_parser("fmt")
     fmt.add_argument(
         "paths",
         nargs="*",

@@ -47,10 +47,10 @@ fn doubles() {{
 
 
 def register(commands) -> None:
-    new = commands.add_parser("new", help="make a directory NAME with a project in it")
+    new = commands.add_parser("new")
     new.add_argument("name", metavar="NAME", help="the project's name (a Trident identifier)")
     new.set_defaults(handler=command_new)
-    init = commands.add_parser("init", help="make a project of an existing directory")
+    init = commands.add_parser("init")
     init.add_argument(
         "directory", nargs="?", default=".", metavar="DIR", help="default: the current one"
     )

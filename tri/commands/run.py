@@ -15,6 +15,7 @@ from tri.commands.common import (
     UsageError,
     digests,
     field_list,
+    interruptible,
     is_tasm,
     load_tasm,
     positive,
@@ -27,7 +28,7 @@ from vm.jit import JitUnavailable
 
 
 def register(commands) -> None:
-    run = commands.add_parser("run", help="run a program and print its public output")
+    run = commands.add_parser("run")
     add_run_options(run)
     run.set_defaults(handler=command_run)
 
@@ -120,7 +121,10 @@ def _execute(arguments) -> tuple:
         program = source_program(arguments)  # compiled; also kept on `arguments`
     try:
         inputs = run_inputs(arguments)
-        return program, api.execute(program, inputs, arguments.max_steps, arguments.engine)
+        result = interruptible(
+            lambda: api.execute(program, inputs, arguments.max_steps, arguments.engine)
+        )
+        return program, result
     except JitUnavailable as error:
         raise UsageError(f"error: --engine jit: {error}") from None
 

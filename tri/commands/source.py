@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from compiler.check.checker import Checked
-from compiler.check.resolve import DEFAULT_LIBRARY, Resolver
-from compiler.diagnostics import CompileError, Diagnostic, render_files
 from compiler.levels import DEFAULT_LEVEL, LEVELS
 from tri.commands.common import OUTPUT, UsageError, missing
+
+if TYPE_CHECKING:  # the front end loads on use, not when a command is registered
+    from compiler.check.checker import Checked
+    from compiler.check.resolve import Resolver
+    from compiler.diagnostics import Diagnostic
 
 
 def add_source_options(parser: argparse.ArgumentParser) -> None:
@@ -65,6 +68,8 @@ def add_level_options(parser: argparse.ArgumentParser) -> None:
 def resolver_for(arguments) -> Resolver:
     """The module roots: -I directories (a warning for one that is not a directory) and the
     library."""
+    from compiler.check.resolve import DEFAULT_LIBRARY, Resolver
+
     for directory in arguments.include:
         if not Path(directory).is_dir() and not OUTPUT.quiet:
             what = "a file" if Path(directory).exists() else "not found"
@@ -81,6 +86,8 @@ def flags_for(arguments) -> frozenset[str]:
 
 
 def render_all(diagnostics: list[Diagnostic]) -> str:
+    from compiler.diagnostics import render_files
+
     return render_files(diagnostics, OUTPUT.color)
 
 
@@ -101,6 +108,7 @@ def check_path(
         raise missing(path)
     if path.is_dir():
         raise UsageError(f"error: {path} is a directory; name a .tri file")
+    from compiler.diagnostics import CompileError
     from compiler.pipeline import Options, check_source  # the back end loads on use
 
     try:

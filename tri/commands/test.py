@@ -45,7 +45,7 @@ def _step_limit(run) -> bool:
 
 
 def register(commands) -> None:
-    parser = commands.add_parser("test", help="run the #[test] functions of .tri files")
+    parser = commands.add_parser("test")
     parser.add_argument(
         "paths",
         nargs="*",

@@ -31,7 +31,7 @@ COLOR_SCHEME = {
 
 
 def register(commands) -> None:
-    view = commands.add_parser("view", help="print a .tri or .tasm file with syntax highlighting")
+    view = commands.add_parser("view")
     view.add_argument("file", help="a .tri or .tasm file (other extensions are read as Trident)")
     view.add_argument("--no-color", action="store_true", help="print plain text, without colour")
     view.add_argument("--line-numbers", action="store_true", help="number the lines")
