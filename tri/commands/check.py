@@ -27,7 +27,7 @@ def register(commands) -> None:
     parser.add_argument(
         "--stack",
         action="store_true",
-        help="also print each function's stack-width budget (language.md §10.3)",
+        help="also print each function's stack-width budget: the most elements it keeps live",
     )
     add_source_options(parser)
     parser.set_defaults(handler=command_check)

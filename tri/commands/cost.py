@@ -78,7 +78,8 @@ def register(commands) -> None:
     cost.add_argument(
         "--estimate",
         action="store_true",
-        help="also show RC's static estimate from the source (tir.md §7), which is not exact",
+        help="also show the static estimate the Trident compiler makes from the source: not "
+        "exact, and without the cascade and lookup tables",
     )
     cost.set_defaults(handler=command_cost)
 
@@ -319,7 +320,8 @@ def estimate_report(checked, owners: dict[str, str]) -> dict:
 def print_estimate(console: Console, estimate: dict) -> None:
     program = estimate["program"]
     console.print(
-        "RC's estimate (tir.md §7, from the source; not exact): "
+        "The Trident compiler's estimate (from the source; not exact; no cascade or "
+        "lookup table, so it can be below the measured padded height): "
         + ", ".join(f"{name} {value}" for name, value in program.items() if name != "padded_height")
         + f"; padded {program['padded_height']}"
     )
@@ -339,7 +341,7 @@ def module_cost(arguments, checked, compiled) -> int:
             "cases (--cases N), not on --input, --secret, --digest or --ram"
         )
     if arguments.estimate:
-        raise UsageError("error: --estimate is for a program (RC's estimate starts at main)")
+        raise UsageError("error: --estimate is for a program (the estimate starts at main)")
     count = arguments.cases or DEFAULT_CASES
     runs = module_runs(checked, compiled, count, max_steps=arguments.max_steps)
     owners = label_owners(compiled)
