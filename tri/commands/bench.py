@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 
+from tri import ROOT
 from tri.commands.common import EXIT_FAILED, EXIT_OK, UsageError, positive
 from tri.commands.common import console as table_console
 from tri.commands.source import add_level_options, add_source_options, flags_for, resolver_for
@@ -26,7 +27,7 @@ from tri.commands.source import add_level_options, add_source_options, flags_for
 if TYPE_CHECKING:
     from compiler import bench
 
-BUNDLED = Path(__file__).resolve().parents[2] / "benches"
+BUNDLED = Path(ROOT) / "benches"  # the repository's, or the installed package's
 
 
 def register(commands) -> None:
