@@ -84,9 +84,29 @@ _ROWS = [
     _row("ram_write", _fields(2), UNIT, "swap 1;write_mem 1;pop 1", True),
     _row("ram_read_block", _fields(1), DIGEST, "addi 4;read_mem 5;pop 1", True),
     _row("ram_write_block", (FIELD, DIGEST), UNIT, "pick 5;write_mem 5;pop 1", True),
-    # extension field (§8.8)
+    # extension field (§8.8); the dot steps read two X-field elements (or a word and one)
+    # from RAM at the pointers and add their product to the accumulator
     _row("xfield", _fields(3), XFIELD, ""),
     _row("xinvert", (XFIELD,), XFIELD, "x_invert"),
+    _row("xx_dot_step", _fields(5), DIGEST, "xx_dot_step", True),
+    _row("xb_dot_step", _fields(5), DIGEST, "xb_dot_step", True),
 ]
 
 BUILTINS: dict[str, Builtin] = {row.name: row for row in _ROWS}
+
+# Intrinsic declarations that narrow a builtin's result, and the TASM that drops what the
+# declared result leaves out.  Trident's own vm.crypto.hash declares `sponge_squeeze() ->
+# Digest`: the instruction pushes ten words, and the declaration keeps the top five (the
+# rate's first five elements, as `hash` keeps the permutation's first five).
+NARROWINGS: dict[tuple[str, Type], str] = {
+    ("sponge_squeeze", DIGEST): ";".join(["swap 5", "pop 1"] * 5),
+}
+
+
+def narrowed(builtin: Builtin, params: tuple, result: Type) -> Builtin | None:
+    """The builtin as a declaration with these `params` and `result` narrows it, or None
+    if that is not a narrowing this table allows."""
+    drop = NARROWINGS.get((builtin.name, result))
+    if drop is None or params != builtin.params:
+        return None
+    return Builtin(builtin.name, params, result, (*builtin.tasm, *drop.split(";")), True)

@@ -1,12 +1,21 @@
 """The reference evaluator: runs a checked program straight from its AST.
 
-It is the compiler's oracle, so it is written to be obviously right rather
-than fast.  Every value is a tuple of field elements in stack layout (first
-component deepest, language.md §7.2), so results compare directly with what
-compiled code leaves on the VM.  Builtins follow Triton VM exactly: u32
-preconditions, Tip5 through `vm.tip5`, the argument order of hashing and
-output, RAM layout of blocks.  A failure stops the run with an error kind
-named like the VM's (`AssertionFailed`, `FailedU32Conversion`, ...).
+It is the compiler's oracle, so it means the language plainly: every value is a tuple of
+field elements in stack layout (first component deepest, language.md §7.2), so results
+compare directly with what compiled code leaves on the VM; builtins are
+compiler.semantics, which follows Triton VM exactly.  A failure stops the run with an
+error kind named like the VM's (`AssertionFailed`, `FailedU32Conversion`, ...), the
+construct that failed and a message in the language's terms (compiler.failures).
+
+To be quick it does not walk the tree while it runs: each function is first turned into
+closures, one per statement and expression (`_FunctionCompiler`), with every name
+resolved to a slot of the call's frame, every operator to its arithmetic and every
+call to its target.  Running them does nothing else.
+
+Steps: a statement costs one step plus one per operator, call and index it evaluates
+(outside the blocks it holds), and a loop iteration four (no fewer than the VM's loop
+takes), so the step limit stops a runaway evaluation after about the work the same
+number of VM cycles does.
 """
 
 from __future__ import annotations
@@ -18,21 +27,17 @@ from compiler.builtins import BUILTINS
 from compiler.check.bodies import ConstRef
 from compiler.check.checker import Checked, FunctionInstance
 from compiler.check.types import XFIELD, StructType, TupleType, width
+from compiler.failures import RunFailure
+from compiler.semantics import BUILTIN_SEMANTICS, Failure, u32_operand
+from compiler.sourcemap import origin_of
 from compiler.syntax import ast
-from vm import tip5, xfield
+from vm import xfield
 from vm.field import P
 
-U32_LIMIT = 1 << 32
 DEFAULT_MAX_STEPS = 10_000_000
+LOOP_ITERATION_STEPS = 4  # the VM's down-counting loop: addi, dup, skiz, recurse
 
-
-class Failure(Exception):
-    """The program failed: `kind` names the failure the way the VM does."""
-
-    def __init__(self, kind: str, message: str):
-        super().__init__(message)
-        self.kind = kind
-        self.message = message
+__all__ = ["BUILTIN_SEMANTICS", "Evaluation", "Failure", "call_function", "evaluate"]
 
 
 class _Return(Exception):
@@ -53,10 +58,17 @@ class Evaluation:
     result: tuple | None = None
 
     def as_json(self) -> dict:
-        error = (
-            None if self.error is None else {"kind": self.error.kind, "message": self.error.message}
-        )
+        error = None
+        if self.error is not None:
+            error = {"kind": self.error.kind, "message": self.error.message}
+            error["location"] = self.failure().as_json()
         return {"output": self.output, "error": error}
+
+    def failure(self) -> RunFailure | None:
+        """The failure, for compiler.failures.render."""
+        if self.error is None:
+            return None
+        return RunFailure(self.error.kind, self.error.message, self.error.origin)
 
 
 @dataclass
@@ -69,6 +81,13 @@ class _State:
     sponge: list[int] | None = None
     steps: int = 0
     max_steps: int = DEFAULT_MAX_STEPS
+
+    def count(self, steps: int) -> None:
+        self.steps += steps
+        if self.steps > self.max_steps:
+            raise Failure(
+                "StepLimitExceeded", f"the evaluation took more than {self.max_steps} steps"
+            )
 
 
 def evaluate(
@@ -108,207 +127,36 @@ def call_function(
     )
     error = result = None
     try:
-        result = _Interpreter(checked, state).call(checked.instances[key], list(arguments))
+        result = _Program(checked, state).call(key, list(arguments))
     except Failure as failure:
         error = failure
     unread = (len(state.public), len(state.secret), len(state.digests))
     return Evaluation(state.output, error, state.ram, unread, result)
 
 
-def _u32(value: int, what: str) -> int:
-    if value >= U32_LIMIT:
-        raise Failure("FailedU32Conversion", f"{what} {value} is not a u32 value")
-    return value
+class _Program:
+    """The functions of one evaluation, each compiled on its first call."""
 
-
-class _Interpreter:
     def __init__(self, checked: Checked, state: _State):
         self.checked = checked
         self.state = state
+        self.functions: dict[str, tuple] = {}  # key -> (frame size, parameter slots, body)
 
-    def tick(self) -> None:
-        self.state.steps += 1
-        if self.state.steps > self.state.max_steps:
-            raise Failure(
-                "StepLimitExceeded", f"the evaluation took more than {self.state.max_steps} steps"
-            )
-
-    # --- functions and blocks
-    def call(self, instance: FunctionInstance, arguments: list[tuple]) -> tuple:
-        self.tick()
-        frame = _Frame(instance)
-        for (name, _), value in zip(instance.params, arguments, strict=True):
-            frame.bind(name, value)
+    def call(self, key: str, arguments: list[tuple]) -> tuple:
+        compiled = self.functions.get(key)
+        if compiled is None:
+            instance = self.checked.instances[key]
+            compiled = _FunctionCompiler(self, instance).compile()
+            self.functions[key] = compiled
+        size, slots, body = compiled
+        frame = [None] * size
+        for slot, value in zip(slots, arguments, strict=True):
+            frame[slot] = value
         try:
-            value = frame_block(self, frame, instance.body)
+            value = body(frame)
         except _Return as returned:
             value = returned.value
         return value if value is not None else ()
-
-    def expr(self, frame: _Frame, expr) -> tuple:
-        instance = frame.instance
-        match expr:
-            case ast.IntLiteral():
-                return (expr.value % P,)
-            case ast.BoolLiteral():
-                return (int(expr.value),)
-            case ast.Var():
-                reference = instance.variables[expr]
-                if isinstance(reference, ConstRef):
-                    return (reference.value % P,)
-                value = frame.lookup(reference.name)
-                return value[reference.offset : reference.offset + width(reference.type)]
-            case ast.Binary():
-                left, right = self.expr(frame, expr.left), self.expr(frame, expr.right)
-                return self.binary(expr, instance.types[expr.left], left, right)
-            case ast.Call():
-                arguments = [self.expr(frame, argument) for argument in expr.arguments]
-                target = instance.calls[expr]
-                if isinstance(target, str):
-                    return self.call(self.checked.instances[target], arguments)
-                return BUILTIN_SEMANTICS[target.name](self.state, *arguments)
-            case ast.TupleExpr() | ast.ArrayExpr():
-                return tuple(
-                    word for element in expr.elements for word in self.expr(frame, element)
-                )
-            case ast.Index():
-                base = self.expr(frame, expr.base)
-                position = self.expr(frame, expr.index)[0]
-                array = instance.types[expr.base]
-                if position >= array.length:
-                    raise Failure(
-                        "IndexOutOfBounds", f"index {position} is out of bounds for {array}"
-                    )
-                size = width(array.element)
-                return base[position * size : (position + 1) * size]
-            case ast.StructLiteral():
-                struct: StructType = instance.types[expr]
-                values = {name: self.expr(frame, value) for name, value in expr.fields}
-                return tuple(word for name, _ in struct.fields for word in values[name])
-        raise AssertionError(f"unknown expression {expr!r}")
-
-    def binary(self, expr: ast.Binary, left_type, left: tuple, right: tuple) -> tuple:
-        operator = expr.operator
-        if left_type == XFIELD:
-            a = (left[2], left[1], left[0])
-            if operator == "*.":
-                result = xfield.scalar_mul(right[0], a)
-            else:
-                b = (right[2], right[1], right[0])
-                result = xfield.add(a, b) if operator == "+" else xfield.mul(a, b)
-            return (result[2], result[1], result[0])
-        a, b = left[0], right[0]
-        match operator:
-            case "+":
-                return ((a + b) % P,)
-            case "*":
-                return (a * b % P,)
-            case "==":
-                return (int(a == b),)
-            case "<":
-                return (int(_u32(a, "'<' operand") < _u32(b, "'<' operand")),)
-            case "&":
-                return (_u32(a, "'&' operand") & _u32(b, "'&' operand"),)
-            case "^":
-                return (_u32(a, "'^' operand") ^ _u32(b, "'^' operand"),)
-            case "/%":
-                _u32(a, "'/%' numerator"), _u32(b, "'/%' denominator")
-                if b == 0:
-                    raise Failure("DivisionByZero", "division by zero")
-                return (a // b, a % b)
-        raise AssertionError(operator)
-
-
-@dataclass
-class _Frame:
-    instance: FunctionInstance
-    scopes: list[dict[str, tuple]] = field(default_factory=lambda: [{}])
-
-    def bind(self, name: str, value: tuple) -> None:
-        self.scopes[-1][name] = value
-
-    def lookup(self, name: str) -> tuple:
-        for scope in reversed(self.scopes):
-            if name in scope:
-                return scope[name]
-        raise AssertionError(f"unbound {name}")
-
-    def assign(self, name: str, value: tuple) -> None:
-        for scope in reversed(self.scopes):
-            if name in scope:
-                scope[name] = value
-                return
-        raise AssertionError(f"unbound {name}")
-
-
-def frame_block(interpreter: _Interpreter, frame: _Frame, block: ast.Block, new_scope: bool = True):
-    """Execute a block; its value is its tail's or a valued if's, else None."""
-    if new_scope:
-        frame.scopes.append({})
-    value = None
-    try:
-        for position, statement in enumerate(block.statements):
-            value = _statement(interpreter, frame, statement, position == len(block.statements) - 1)
-    finally:
-        if new_scope:
-            frame.scopes.pop()
-    return value
-
-
-def _statement(interpreter: _Interpreter, frame: _Frame, statement, last: bool):
-    instance = frame.instance
-    match statement:
-        case ast.Let():
-            value = interpreter.expr(frame, statement.value)
-            _bind_pattern(frame, statement.pattern, value, instance.types[statement.value])
-        case ast.Assign():
-            value = interpreter.expr(frame, statement.value)
-            targets = (
-                statement.target.elements
-                if isinstance(statement.target, ast.TupleExpr)
-                else [statement.target]
-            )
-            if len(targets) == 1:
-                frame.assign(targets[0].path, value)
-            else:
-                for target, part in zip(
-                    targets, _parts(value, instance.types[statement.value]), strict=True
-                ):
-                    frame.assign(target.path, part)
-        case ast.If():
-            taken = interpreter.expr(frame, statement.condition)[0] != 0
-            branch = statement.then_block if taken else statement.else_block
-            result = frame_block(interpreter, frame, branch) if branch is not None else None
-            return result if last and statement in instance.valued_ifs else None
-        case ast.For():
-            _for(interpreter, frame, statement)
-        case ast.Return():
-            value = () if statement.value is None else interpreter.expr(frame, statement.value)
-            raise _Return(value)
-        case ast.ExprStatement():
-            value = interpreter.expr(frame, statement.expr)
-            return value if last else None
-    return None
-
-
-def _for(interpreter: _Interpreter, frame: _Frame, statement: ast.For) -> None:
-    start = interpreter.expr(frame, statement.start)[0]
-    end = interpreter.expr(frame, statement.end)[0]
-    iterations = max(0, end - start)
-    if statement.bound is not None and iterations > statement.bound:
-        raise Failure(
-            "BoundExceeded",
-            f"the loop runs {iterations} times, more than its bound {statement.bound}",
-        )
-    for counter in range(start, start + iterations):
-        interpreter.tick()
-        frame.scopes.append({})
-        if statement.variable is not None:
-            frame.bind(statement.variable, (counter % P,))
-        try:
-            frame_block(interpreter, frame, statement.body, new_scope=False)
-        finally:
-            frame.scopes.pop()
 
 
 def _parts(value: tuple, type_) -> list[tuple]:
@@ -322,172 +170,357 @@ def _parts(value: tuple, type_) -> list[tuple]:
     return [(word,) for word in value]  # a Digest: five Field elements
 
 
-def _bind_pattern(frame: _Frame, pattern, value: tuple, type_) -> None:
-    match pattern:
-        case ast.PatternName():
-            frame.bind(pattern.name, value)
-        case ast.PatternTuple():
-            for name, part in zip(pattern.names, _parts(value, type_), strict=True):
-                if name is not None:
-                    frame.bind(name, part)
+def _cost(expr) -> int:
+    """The steps an expression costs: one per operator, call and index in it."""
+    match expr:
+        case ast.Binary():
+            return 1 + _cost(expr.left) + _cost(expr.right)
+        case ast.Call():
+            return 1 + sum(_cost(argument) for argument in expr.arguments)
+        case ast.Index():
+            return 1 + _cost(expr.base) + _cost(expr.index)
+        case ast.TupleExpr() | ast.ArrayExpr():
+            return sum(_cost(element) for element in expr.elements)
+        case ast.StructLiteral():
+            return sum(_cost(value) for _, value in expr.fields)
+    return 0
 
 
-# --- builtins: each takes the state and the argument values (tuples) -----------------------------
+class _FunctionCompiler:
+    """One function instance -> (frame size, parameter slots, the body's closure).
+
+    A frame is a list with one slot per binding (parameter, `let` name, loop variable):
+    names are resolved here, through the block scopes, so a closure reads a slot.
+    """
+
+    def __init__(self, program: _Program, instance: FunctionInstance):
+        self.program = program
+        self.state = program.state
+        self.instance = instance
+        self.scopes: list[dict[str, int]] = [{}]
+        self.widths: list[int] = []  # per slot: the width of the values it holds
+
+    def compile(self) -> tuple:
+        slots = [self.bind(name, width(type_)) for name, type_ in self.instance.params]
+        body = self.block(self.instance.body)
+        return len(self.widths), slots, body
+
+    def bind(self, name: str, size: int) -> int:
+        """A new slot for `name` (a value of `size` words) in the innermost scope."""
+        slot = len(self.widths)
+        self.widths.append(size)
+        self.scopes[-1][name] = slot
+        return slot
+
+    def slot(self, name: str) -> int:
+        for scope in reversed(self.scopes):
+            if name in scope:
+                return scope[name]
+        raise AssertionError(f"unbound {name}")
+
+    # --- blocks and statements: closures from the frame to the value (or None) ---------------
+
+    def block(self, block: ast.Block, new_scope: bool = True):
+        """A block's value is its last statement's: a tail or a valued if."""
+        if new_scope:
+            self.scopes.append({})
+        count = len(block.statements)
+        statements = [
+            self.statement(statement, index == count - 1)
+            for index, statement in enumerate(block.statements)
+        ]
+        if new_scope:
+            self.scopes.pop()
+        if not statements:
+            return lambda frame: None
+        if len(statements) == 1:
+            return statements[0]
+        *leading, last = statements
+
+        def run(frame):
+            for statement in leading:
+                statement(frame)
+            return last(frame)
+
+        return run
+
+    def statement(self, statement, last: bool):
+        state = self.state
+        match statement:
+            case ast.Let():
+                steps = 1 + _cost(statement.value)
+                value = self.expr(statement.value)
+                store = self.pattern(statement.pattern, self.instance.types[statement.value])
+
+                def let(frame):
+                    state.count(steps)
+                    store(frame, value(frame))
+
+                return let
+            case ast.Assign():
+                return self.assign(statement)
+            case ast.If():
+                return self.if_(statement, last)
+            case ast.For():
+                return self.for_(statement)
+            case ast.Return():
+                steps = 1 + (0 if statement.value is None else _cost(statement.value))
+                value = (
+                    (lambda frame: ()) if statement.value is None else self.expr(statement.value)
+                )
+
+                def return_(frame):
+                    state.count(steps)
+                    raise _Return(value(frame))
+
+                return return_
+            case ast.ExprStatement():
+                steps = 1 + _cost(statement.expr)
+                value = self.expr(statement.expr)
+
+                def expression(frame):
+                    state.count(steps)
+                    result = value(frame)
+                    return result if last else None
+
+                return expression
+        raise AssertionError(f"unknown statement {statement!r}")
+
+    def pattern(self, pattern, type_):
+        """The closure that binds a `let` pattern to a value: (frame, value) -> None."""
+        match pattern:
+            case ast.PatternName():
+                slot = self.bind(pattern.name, width(type_))
+
+                def store(frame, value):
+                    frame[slot] = value
+
+                return store
+            case ast.PatternTuple():
+                sizes = [len(part) for part in _parts((0,) * width(type_), type_)]
+                slots = [
+                    None if name is None else self.bind(name, size)
+                    for name, size in zip(pattern.names, sizes, strict=True)
+                ]
+
+                def store_parts(frame, value):
+                    for slot, part in zip(slots, _parts(value, type_), strict=True):
+                        if slot is not None:
+                            frame[slot] = part
+
+                return store_parts
+        return lambda frame, value: None  # `let _ = e`: evaluated for its effects
+
+    def assign(self, statement: ast.Assign):
+        state = self.state
+        steps = 1 + _cost(statement.value)
+        value = self.expr(statement.value)
+        target = statement.target
+        targets = target.elements if isinstance(target, ast.TupleExpr) else [target]
+        slots = [self.slot(target.path) for target in targets]
+        if len(slots) == 1:
+            (slot,) = slots
+
+            def assign_one(frame):
+                state.count(steps)
+                frame[slot] = value(frame)
+
+            return assign_one
+        type_ = self.instance.types[statement.value]
+
+        def assign_parts(frame):
+            state.count(steps)
+            for slot, part in zip(slots, _parts(value(frame), type_), strict=True):
+                frame[slot] = part
+
+        return assign_parts
+
+    def if_(self, statement: ast.If, last: bool):
+        state = self.state
+        steps = 1 + _cost(statement.condition)
+        condition = self.expr(statement.condition)
+        then_block = self.block(statement.then_block)
+        otherwise = (
+            self.block(statement.else_block)
+            if statement.else_block is not None
+            else (lambda frame: None)
+        )
+        valued = last and statement in self.instance.valued_ifs
+
+        def if_(frame):
+            state.count(steps)
+            branch = then_block if condition(frame)[0] != 0 else otherwise
+            result = branch(frame)
+            return result if valued else None
+
+        return if_
+
+    def for_(self, statement: ast.For):
+        state, instance = self.state, self.instance
+        steps = 1 + _cost(statement.start) + _cost(statement.end)
+        start, end, bound = self.expr(statement.start), self.expr(statement.end), statement.bound
+        self.scopes.append({})
+        variable = None if statement.variable is None else self.bind(statement.variable, 1)
+        body = self.block(statement.body, new_scope=False)
+        self.scopes.pop()
+
+        def for_(frame):
+            state.count(steps)
+            first = start(frame)[0]
+            iterations = max(0, end(frame)[0] - first)
+            if bound is not None and iterations > bound:
+                failure = Failure(
+                    "BoundExceeded",
+                    f"the loop runs {iterations} times, more than its bound {bound}",
+                )
+                failure.locate(origin_of(instance, statement))
+                raise failure
+            for counter in range(first, first + iterations):
+                try:
+                    state.count(LOOP_ITERATION_STEPS)
+                except Failure as failure:  # a runaway loop: say which
+                    failure.locate(origin_of(instance, statement))
+                    raise
+                if variable is not None:
+                    frame[variable] = (counter % P,)
+                body(frame)
+
+        return for_
+
+    # --- expressions: closures from the frame to a tuple of words ----------------------------
+
+    def expr(self, expr):
+        instance = self.instance
+        match expr:
+            case ast.IntLiteral() | ast.BoolLiteral():
+                constant = (int(expr.value) % P,)
+                return lambda frame: constant
+            case ast.Var():
+                reference = instance.variables[expr]
+                if isinstance(reference, ConstRef):
+                    constant = (reference.value % P,)
+                    return lambda frame: constant
+                slot = self.slot(reference.name)
+                low = reference.offset
+                high = low + width(reference.type)
+                if low == 0 and high == self.widths[slot]:
+                    return lambda frame: frame[slot]
+                return lambda frame: frame[slot][low:high]
+            case ast.Binary():
+                return self.located(expr, self.binary(expr))
+            case ast.Call():
+                return self.located(expr, self.call(expr))
+            case ast.TupleExpr() | ast.ArrayExpr():
+                elements = [self.expr(element) for element in expr.elements]
+                return lambda frame: tuple(word for element in elements for word in element(frame))
+            case ast.Index():
+                return self.index(expr)
+            case ast.StructLiteral():
+                struct: StructType = instance.types[expr]
+                values = dict((name, self.expr(value)) for name, value in expr.fields)
+                order = [name for name, _ in expr.fields]  # evaluated in source order
+                declared = [name for name, _ in struct.fields]
+
+                def struct_literal(frame):
+                    computed = {name: values[name](frame) for name in order}
+                    return tuple(word for name in declared for word in computed[name])
+
+                return struct_literal
+        raise AssertionError(f"unknown expression {expr!r}")
+
+    def located(self, expr, run):
+        """`run`, attaching `expr` as the construct to a failure that has none."""
+        instance = self.instance
+
+        def located(frame):
+            try:
+                return run(frame)
+            except Failure as failure:
+                failure.locate(origin_of(instance, expr))
+                raise
+
+        return located
+
+    def call(self, expr: ast.Call):
+        arguments = [self.expr(argument) for argument in expr.arguments]
+        target = self.instance.calls[expr]
+        if isinstance(target, str):
+            program = self.program
+            return lambda frame: program.call(target, [argument(frame) for argument in arguments])
+        semantics, state = BUILTIN_SEMANTICS[target.name], self.state
+        if target != BUILTINS[target.name]:  # a declaration narrowed its result: the top words
+            keep = width(target.result)
+
+            def narrowed(frame):
+                return semantics(state, *[argument(frame) for argument in arguments])[-keep:]
+
+            return narrowed
+        return lambda frame: semantics(state, *[argument(frame) for argument in arguments])
+
+    def binary(self, expr: ast.Binary):
+        left, right = self.expr(expr.left), self.expr(expr.right)
+        if self.instance.types[expr.left] == XFIELD:
+            return _xfield_operator(expr.operator, left, right)
+        match expr.operator:
+            case "+":
+                return lambda frame: ((left(frame)[0] + right(frame)[0]) % P,)
+            case "*":
+                return lambda frame: (left(frame)[0] * right(frame)[0] % P,)
+            case "==":
+                return lambda frame: (int(left(frame)[0] == right(frame)[0]),)
+        operate = _U32_OPERATORS[expr.operator]
+        what = f"'{expr.operator}' operand"
+
+        def u32(frame):
+            a, b = left(frame)[0], right(frame)[0]
+            return operate(u32_operand(a, what), u32_operand(b, what))
+
+        return u32
+
+    def index(self, expr: ast.Index):
+        instance = self.instance
+        base, position = self.expr(expr.base), self.expr(expr.index)
+        array = instance.types[expr.base]
+        size = width(array.element)
+
+        def index(frame):
+            words = base(frame)
+            at = position(frame)[0]
+            if at >= array.length:
+                failure = Failure("IndexOutOfBounds", f"index {at} is out of bounds for {array}")
+                failure.locate(origin_of(instance, expr))
+                raise failure
+            return words[at * size : (at + 1) * size]
+
+        return index
 
 
-def _take(queue: deque, count: int, kind: str, what: str) -> tuple:
-    if len(queue) < count:
-        raise Failure(kind, f"{what} needs {count} words, {len(queue)} left")
-    return tuple(queue.popleft() for _ in range(count))
+def _divide(a: int, b: int) -> tuple:
+    if b == 0:
+        raise Failure("DivisionByZero", "division by zero")
+    return (a // b, a % b)
 
 
-def _reader(count: int, secret: bool = False):
-    kind, what = ("EmptySecretInput", "divine") if secret else ("EmptyPublicInput", "read_io")
-    return lambda state: _take(state.secret if secret else state.public, count, kind, what)
-
-
-def _write(state, *arguments) -> tuple:
-    state.output.extend(word for argument in reversed(arguments) for word in argument)
-    return ()
-
-
-def _assert(state, condition) -> tuple:
-    if condition[0] != 1:
-        raise Failure("AssertionFailed", "assertion failed")
-    return ()
-
-
-def _assert_eq(state, a, b) -> tuple:
-    if a != b:
-        raise Failure("AssertionFailed", f"assert_eq failed: {a[0]} != {b[0]}")
-    return ()
-
-
-def _assert_digest(state, a, b) -> tuple:
-    if a != b:
-        raise Failure("VectorAssertionFailed", "assert_digest failed: the digests differ")
-    return ()
-
-
-def _inverse(state, a) -> tuple:
-    if a[0] == 0:
-        raise Failure("InverseOfZero", "inverse of 0")
-    return (pow(a[0], P - 2, P),)
-
-
-def _log2(state, a) -> tuple:
-    if _u32(a[0], "log2 operand") == 0:
-        raise Failure("LogarithmOfZero", "log2 of 0")
-    return (a[0].bit_length() - 1,)
-
-
-def _hash(state, *words) -> tuple:
-    digest = tip5.hash10([word[0] for word in reversed(words)])
-    return tuple(reversed(digest))
-
-
-def _sponge(state, name: str) -> list[int]:
-    if state.sponge is None:
-        raise Failure("SpongeNotInitialized", f"{name} before sponge_init")
-    return state.sponge
-
-
-def _sponge_init(state) -> tuple:
-    state.sponge = [0] * 16
-    return ()
-
-
-def _sponge_absorb(state, *words) -> tuple:
-    sponge = _sponge(state, "sponge_absorb")
-    state.sponge = list(tip5.permutation([word[0] for word in reversed(words)] + sponge[10:]))
-    return ()
-
-
-def _sponge_squeeze(state) -> tuple:
-    sponge = _sponge(state, "sponge_squeeze")
-    state.sponge = list(tip5.permutation(sponge))
-    return tuple(sponge[9::-1])
-
-
-def _sponge_absorb_mem(state, pointer) -> tuple:
-    sponge = _sponge(state, "sponge_absorb_mem")
-    words = [state.ram.get((pointer[0] + offset) % P, 0) for offset in range(10)]
-    state.sponge = list(tip5.permutation(words + sponge[10:]))
-    return ()
-
-
-def _merkle_step(state, index, *digest) -> tuple:
-    node = _u32(index[0], "merkle_step node index")
-    if not state.digests:
-        raise Failure("EmptySecretDigestInput", "merkle_step with no secret digest left")
-    sibling = list(state.digests.popleft())
-    current = [word[0] for word in reversed(digest)]
-    pair = current + sibling if node % 2 == 0 else sibling + current
-    return (node >> 1, *reversed(tip5.hash10(pair)))
-
-
-def _ram_read_block(state, address) -> tuple:
-    return tuple(state.ram.get((address[0] + 4 - i) % P, 0) for i in range(5))
-
-
-def _ram_write_block(state, address, digest) -> tuple:
-    for i, word in enumerate(digest):
-        state.ram[(address[0] + 4 - i) % P] = word
-    return ()
-
-
-def _ram_write(state, address, value) -> tuple:
-    state.ram[address[0]] = value[0]
-    return ()
-
-
-def _xinvert(state, value) -> tuple:
-    element = (value[2], value[1], value[0])
-    if element == xfield.ZERO:
-        raise Failure("InverseOfZero", "xinvert of 0")
-    inverse = xfield.inverse(element)
-    return (inverse[2], inverse[1], inverse[0])
-
-
-BUILTIN_SEMANTICS = {
-    "pub_read": _reader(1),
-    "pub_read2": _reader(2),
-    "pub_read3": _reader(3),
-    "pub_read4": _reader(4),
-    "pub_read5": _reader(5),
-    "pub_write": _write,
-    "pub_write2": _write,
-    "pub_write3": _write,
-    "pub_write4": _write,
-    "pub_write5": _write,
-    "divine": _reader(1, True),
-    "divine3": _reader(3, True),
-    "divine5": _reader(5, True),
-    "assert": _assert,
-    "assert_eq": _assert_eq,
-    "assert_digest": _assert_digest,
-    "field_add": lambda state, a, b: ((a[0] + b[0]) % P,),
-    "field_mul": lambda state, a, b: (a[0] * b[0] % P,),
-    "sub": lambda state, a, b: ((a[0] - b[0]) % P,),
-    "neg": lambda state, a: (-a[0] % P,),
-    "inv": _inverse,
-    "as_u32": lambda state, a: (_u32(a[0], "as_u32 of"),),
-    "as_field": lambda state, a: a,
-    "split": lambda state, a: (a[0] >> 32, a[0] & 0xFFFFFFFF),
-    "log2": _log2,
-    "pow": lambda state, base, exponent: (pow(base[0], _u32(exponent[0], "pow exponent"), P),),
-    "popcount": lambda state, a: (_u32(a[0], "popcount operand").bit_count(),),
-    "hash": _hash,
-    "sponge_init": _sponge_init,
-    "sponge_absorb": _sponge_absorb,
-    "sponge_squeeze": _sponge_squeeze,
-    "sponge_absorb_mem": _sponge_absorb_mem,
-    "merkle_step": _merkle_step,
-    "ram_read": lambda state, address: (state.ram.get(address[0], 0),),
-    "ram_write": _ram_write,
-    "ram_read_block": _ram_read_block,
-    "ram_write_block": _ram_write_block,
-    "xfield": lambda state, a, b, c: (a[0], b[0], c[0]),
-    "xinvert": _xinvert,
+_U32_OPERATORS = {
+    "<": lambda a, b: (int(a < b),),
+    "&": lambda a, b: (a & b,),
+    "^": lambda a, b: (a ^ b,),
+    "/%": _divide,
 }
-assert set(BUILTIN_SEMANTICS) == set(BUILTINS), "every builtin needs reference semantics"
+
+
+def _xfield_operator(operator: str, left, right):
+    """XField `+`, `*` and `*.` (values in stack layout: the constant term on top)."""
+
+    def operate(frame):
+        a = left(frame)[::-1]
+        b = right(frame)
+        if operator == "*.":
+            result = xfield.scalar_mul(b[0], a)
+        elif operator == "+":
+            result = xfield.add(a, b[::-1])
+        else:
+            result = xfield.mul(a, b[::-1])
+        return tuple(reversed(result))
+
+    return operate

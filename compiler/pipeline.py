@@ -22,7 +22,7 @@ program (`check_source`); `BACK_END` from a `Checked` program to the linked text
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from compiler import dumps
@@ -36,6 +36,7 @@ from compiler.lower.control import lower
 from compiler.lower.link import link
 from compiler.optimize.inliner import inline_calls
 from compiler.optimize.passes import optimize_tasm, optimize_tir
+from compiler.sourcemap import program_origins
 from compiler.tir.builder import build_tir
 from compiler.tir.ops import Program as TirProgram
 from compiler.tir.printer import print_program
@@ -161,7 +162,8 @@ def compile_program(
     outputs = run_steps(BACK_END, checked, Options(level, lowerer), held)
     text = outputs[last]
     module = None if checked.entry is not None else checked.project.entry.name
-    program = tasm.parse(text, isa)
+    origins = program_origins(outputs["tasm-opt"], module)
+    program = replace(tasm.parse(text, isa), source_map=origins)
     compiled = Compiled(outputs["tir-opt"], outputs["tasm-opt"], text, program, module, level)
     compiled.outputs = outputs
     compiled.search = getattr(lowerer, "funnel", None)

@@ -50,9 +50,9 @@ def _case(line: int, flags: str, expected: str) -> Case:
     for option, value in zip(tokens[::2], tokens[1::2], strict=True):
         match option:
             case "--input":
-                case.public = field_list(value)
+                case.public += field_list(value)
             case "--secret":
-                case.secret = field_list(value)
+                case.secret += field_list(value)
             case "--digest":
                 case.digests.append(digest(value))
             case "--ram":

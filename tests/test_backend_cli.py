@@ -91,7 +91,7 @@ def test_cost_shows_heights_and_the_exact_rows_per_function(capsys):
     assert code == 0
     assert "padded height" in out and "per function" in out and "exact" in out
     assert "std_math_fibonacci__pair" in out
-    assert "RC's estimate" not in out  # only with --estimate (tests/test_cost_cli.py)
+    assert "compiler's estimate" not in out  # only with --estimate (tests/test_cost_cli.py)
 
 
 def test_cost_json_has_functions(capsys):

@@ -68,8 +68,10 @@ def test_functions_add_up_to_the_cycles(capsys):
 
 def test_rc_estimate_only_when_asked_and_labelled(capsys):
     code, out, _ = tri(capsys, "cost", FIB, "--input", "10", "--estimate")
-    assert code == 0 and "RC's estimate (tir.md §7, from the source; not exact)" in out
-    assert out.index("per function") < out.index("RC's estimate")  # exact figures first
+    label = "The Trident compiler's estimate (from the source; not exact; no cascade or lookup"
+    assert code == 0 and label in " ".join(out.split())
+    assert out.index("per function") < out.index("Trident compiler's estimate")  # exact first
+    assert "RC" not in out and ".md" not in out
     _, report = cost_json(capsys, FIB, "--input", "10", "--estimate")
     assert report["estimate"]["program"]["processor"] > 0
     assert "std_math_fibonacci__pair" in report["estimate"]["functions"]
@@ -94,7 +96,7 @@ def test_usage_errors(capsys):
     for arguments, message in (
         ((module, "--input", "3"), "is a module"),
         ((module, "--estimate"), "--estimate"),
-        ((PROGRAMS / "fibonacci.tasm", "--estimate"), "needs .tri source"),
+        ((PROGRAMS / "fibonacci.tasm", "--estimate"), "needs Trident source"),
         ((PROGRAMS / "fibonacci.tasm", "--cases", "2"), "--cases applies to a module"),
     ):
         code, _, err = tri(capsys, "cost", *arguments)

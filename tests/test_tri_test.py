@@ -47,7 +47,7 @@ def test_passing_and_failing_tests_are_reported_with_the_vm_error(tmp_path, caps
     code, out, err = tri(capsys, "test", path, "--max-steps", "5000")
     assert code == 1
     assert f"PASS {path}::doubles_one (" in out
-    assert f"FAIL {path}::doubles_wrong: AssertionFailed at ip" in out
+    assert f"FAIL {path}::doubles_wrong: {path}:17:5: assert.eq failed: 4 != 5" in out
     assert f"FAIL {path}::loops_forever: StepLimitExceeded" in out
     assert "3 tests: 1 passed, 2 failed" in err
 

@@ -134,7 +134,7 @@ def test_unreadable_file(capsys, tmp_path):
     code, out, err = tri(capsys, "equiv", tmp_path / "missing.tasm", good)
     assert code == 2 and out == ""
     assert (
-        err.strip() == f"error: cannot read {tmp_path / 'missing.tasm'}: No such file or directory"
+        err.strip() == f"error: cannot read {tmp_path / 'missing.tasm'}: no such file or directory"
     )
 
 

@@ -48,6 +48,7 @@ class Result:
                 "instruction": self.error.instruction,
                 "cycle": self.error.cycle,
                 "message": self.error.message,
+                "location": None,  # the source line, for a compiled .tri program (tri run)
             }
         return {
             "output": self.output,

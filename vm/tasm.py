@@ -86,6 +86,9 @@ class Program:
     ops: tuple[Op, ...]
     labels: tuple[tuple[str, int], ...] = ()  # (name, address), in source order
     isa: str = "rel"
+    # per op, where a compiler put the source construct it came from (compiler.sourcemap);
+    # empty for hand-written TASM.  Not part of the program's identity.
+    source_map: tuple = field(default=(), compare=False, repr=False)
 
     @cached_property
     def addresses(self) -> tuple[int, ...]:

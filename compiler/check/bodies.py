@@ -26,6 +26,7 @@ from compiler.check.types import (
     Type,
     width,
 )
+from compiler.diagnostics import did_you_mean
 from compiler.syntax import ast
 
 
@@ -47,6 +48,10 @@ class ConstRef:
 class Binding:
     type: Type
     mutable: bool
+    name: str = ""
+    span: ast.Span | None = None  # where a `let` bound it (None: nothing to warn about)
+    read: bool = False
+    assigned: bool = False
 
 
 _BINARY = {  # operator -> [(left, right, result)]
@@ -76,8 +81,38 @@ class BodyChecker:
     def error(self, code: str, message: str, span: ast.Span, hint: str | None = None) -> None:
         self.context.error(code, message, self.instance.path, span, hint)
 
-    def bind(self, name: str, type_: Type, mutable: bool = False) -> None:
-        self.scopes[-1][name] = Binding(type_, mutable)
+    def bind(self, name: str, type_: Type, mutable: bool = False, span=None) -> None:
+        """Bind `name` in the innermost scope; one bound at `span` (a `let`) is warned
+        about if it is never read (W0006), or declared `mut` and never assigned (W0007)."""
+        if span is not None and (name.startswith("_") or "@" in name or "#" in name):
+            span = None  # `_x` says "unused on purpose"; '@' and '#' names are the checker's
+        self.scopes[-1][name] = Binding(type_, mutable, name, span)
+
+    def visible(self) -> list[str]:
+        """The local names in scope, for a did-you-mean."""
+        return [name for scope in self.scopes for name in scope if "@" not in name]
+
+    def close_scope(self) -> None:
+        """Leave the innermost scope, warning about the bindings it leaves unused."""
+        for binding in self.scopes.pop().values():
+            if binding.span is None:
+                continue
+            if not binding.read:
+                self.context.warn(
+                    "W0006",
+                    f"unused variable '{binding.name}'",
+                    self.instance.path,
+                    binding.span,
+                    "use it, or write _ (or a name starting with _) in its place",
+                )
+            elif binding.mutable and not binding.assigned:
+                self.context.warn(
+                    "W0007",
+                    f"variable '{binding.name}' is declared mut but never assigned",
+                    self.instance.path,
+                    binding.span,
+                    f"write 'let {binding.name}'",
+                )
 
     def binding(self, name: str) -> Binding | None:
         for scope in reversed(self.scopes):
@@ -139,7 +174,9 @@ class BodyChecker:
                 else:
                     expansion = events.expand(self, statement)
                 if expansion is None:
-                    result, position = UNIT, position + 1
+                    # a `match` with errors (reported): its value is unknown, not missing
+                    result = None if last and isinstance(statement, ast.Match) else UNIT
+                    position += 1
                     continue
                 statements[position : position + 1] = expansion
                 self.rewritten[block] = statements
@@ -148,7 +185,7 @@ class BodyChecker:
             terminated = self.terminates(statement)
             position += 1
         if new_scope:
-            self.scopes.pop()
+            self.close_scope()
         return result
 
     def terminates(self, statement) -> bool:
@@ -200,13 +237,13 @@ class BodyChecker:
                 if value is not None:
                     if value == UNIT:
                         self.error("E0201", "cannot bind a value of type ()", statement.value.span)
-                    self.bind(pattern.name, value, statement.mutable)
+                    self.bind(pattern.name, value, statement.mutable, pattern.span)
             case ast.PatternTuple():
                 for name, element in zip(
                     pattern.names, self.destructure(value, pattern), strict=True
                 ):
                     if name is not None and element is not None:
-                        self.bind(name, element, statement.mutable)
+                        self.bind(name, element, statement.mutable, pattern.span)
 
     def destructure(self, value: Type | None, pattern: ast.PatternTuple) -> list[Type | None]:
         count = len(pattern.names)
@@ -255,7 +292,8 @@ class BodyChecker:
                 continue
             binding = self.binding(target.path)
             if binding is None:
-                self.error("E0103", f"undefined variable '{target.path}'", target.span)
+                hint = did_you_mean(target.path, self.visible())
+                self.error("E0103", f"undefined variable '{target.path}'", target.span, hint)
             elif not binding.mutable:
                 self.error(
                     "E0204",
@@ -264,6 +302,7 @@ class BodyChecker:
                     f"declare it with 'let mut {target.path}'",
                 )
             else:
+                binding.assigned = True
                 self.instance.variables[target] = LocalRef(target.path, 0, binding.type)
                 self.expect(binding.type, type_, statement.value.span)
 
@@ -316,7 +355,7 @@ class BodyChecker:
         if statement.variable is not None:
             self.bind(statement.variable, U32)
         self.block(statement.body, new_scope=False)
-        self.scopes.pop()
+        self.close_scope()
 
     def is_constant(self, expr) -> bool:
         return isinstance(expr, ast.IntLiteral) or isinstance(
@@ -345,11 +384,12 @@ class BodyChecker:
         for cut in range(len(parts), 0, -1):
             binding = self.binding(".".join(parts[:cut]))
             if binding is not None:
+                binding.read = True
                 return self.field_path(expr, ".".join(parts[:cut]), binding.type, parts[cut:])
         if expr.path in self.instance.sizes:  # a size parameter used as a value
             self.instance.variables[expr] = ConstRef(self.instance.sizes[expr.path])
             return FIELD
-        constant = self.context.lookup_constant(self.instance, expr)
+        constant = self.context.lookup_constant(self.instance, expr, self.visible())
         if constant is not None:
             self.instance.variables[expr] = ConstRef(constant)
             return FIELD
@@ -363,7 +403,8 @@ class BodyChecker:
                 return None
             found = type_.field(field_name)
             if found is None:
-                self.error("E0206", f"struct {type_} has no field '{field_name}'", expr.span)
+                hint = did_you_mean(field_name, [name for name, _ in type_.fields])
+                self.error("E0206", f"struct {type_} has no field '{field_name}'", expr.span, hint)
                 return None
             offset += found[0]
             type_ = found[1]
@@ -443,7 +484,8 @@ class BodyChecker:
         declared = dict(struct.fields)
         for name, value in expr.fields:
             if name not in declared:
-                self.error("E0206", f"struct {struct} has no field '{name}'", value.span)
+                hint = did_you_mean(name, [field for field, _ in struct.fields])
+                self.error("E0206", f"struct {struct} has no field '{name}'", value.span, hint)
             else:
                 self.expect(declared[name], values[name], value.span, f"field '{name}': ")
         self.report_missing(list(declared), values, f"{struct} literal", expr.span)

@@ -12,18 +12,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from compiler.builtins import BUILTINS, Builtin
+from compiler.builtins import BUILTINS, Builtin, narrowed
 from compiler.check import events
 from compiler.check.bodies import BodyChecker
 from compiler.check.resolve import Project, Resolver, canonical_module_name, load_project
 from compiler.check.symbols import ModuleScope, lookup_qualified, mangle
 from compiler.check.types import PRIMITIVES, UNIT, ArrayType, StructType, TupleType, Type, width
-from compiler.diagnostics import CompileError, Diagnostic, error, warning
+from compiler.diagnostics import CompileError, Diagnostic, did_you_mean, error, warning
 from compiler.syntax import ast
 
 MAX_INSTANCES_PER_FUNCTION = 256  # more means size-generic recursion
 KNOWN_ATTRIBUTES = {"intrinsic", "test", "pure", "cfg", "requires", "ensures"}
 INTRINSIC_PREFIXES = ("std.", "vm.", "os.", "ext.")
+UNUSED_WARNINGS = frozenset({"W0006", "W0007", "W0008"})  # shown only when nothing is wrong
 
 
 @dataclass(eq=False)
@@ -80,7 +81,9 @@ class Checker:
         self.diagnostics.append(error(code, message, path, span, hint))
 
     def warn(self, code, message, path, span, hint=None) -> None:
-        self.diagnostics.append(warning(code, message, path, span, hint))
+        found = warning(code, message, path, span, hint)
+        if found not in self.diagnostics:  # an instance of a generic function is checked again
+            self.diagnostics.append(found)
 
     # --- the run
     def run(self) -> Checked:
@@ -99,6 +102,7 @@ class Checker:
         self.check_recursion()
         entry_scope = self.scopes[self.project.entry.name]
         entry = self.check_entry(entry_scope)
+        self.warn_unused_functions(entry_scope)
         for scope in self.scopes.values():
             for module_name, use in scope.imports.items():
                 if module_name not in scope.used_imports:
@@ -111,12 +115,46 @@ class Checker:
             and function.body is not None
             and function.attribute("test") is None
         ]
+        if any(diagnostic.is_error for diagnostic in self.diagnostics):
+            # like rustc's lints: what is unused is worth saying once the program checks
+            self.diagnostics = [d for d in self.diagnostics if d.code not in UNUSED_WARNINGS]
         return Checked(self.project, self.instances, entry, exported, self.diagnostics)
+
+    def warn_unused_functions(self, scope: ModuleScope) -> None:
+        """W0008: a private function of the checked file that nothing calls."""
+        called = {
+            id(self.instances[target].function)
+            for instance in self.instances.values()
+            for target in instance.calls.values()
+            if isinstance(target, str)
+        }
+        for function in scope.functions.values():
+            if function.public or function.body is None or id(function) in called:
+                continue
+            if function.attribute("test") or (
+                function.name == "main" and scope.source.kind == "program"
+            ):
+                continue
+            self.warn(
+                "W0008",
+                f"function '{function.name}' is never called",
+                scope.path,
+                function.span,
+                "remove it, or make it 'pub' if other modules are meant to call it",
+            )
 
     def collect(self, name: str, source: ast.SourceFile) -> ModuleScope:
         scope = ModuleScope(name, source.path, source)
         for use in source.uses:
-            scope.imports[canonical_module_name(use.path)] = use
+            module = canonical_module_name(use.path)
+            if module in scope.imports:
+                first = scope.imports[module].path
+                message = f"'{module}' is imported twice"
+                if first != use.path:
+                    message = f"'{use.path}' is '{module}', already imported as '{first}'"
+                self.warn("W0009", message, source.path, use.span, "remove this line")
+                continue
+            scope.imports[module] = use
         kinds = {
             ast.Function: "functions",
             ast.Struct: "structs",
@@ -163,23 +201,10 @@ class Checker:
                     "E0212", f"unknown intrinsic '{intrinsic.argument}'", path, intrinsic.span
                 )
             elif function.body is None:
-                params = [self.resolve_type(p.type, scope=scope) for p in function.params]
-                result = (
-                    self.resolve_type(function.return_type, scope=scope)
-                    if function.return_type
-                    else UNIT
-                )
-                if tuple(params) != builtin.params or result != builtin.result:
-                    self.error(
-                        "E0212",
-                        f"'{function.name}' does not match the signature of builtin "
-                        f"'{builtin.name}': {_signature(builtin.params, builtin.result)}",
-                        path,
-                        function.span,
-                    )
+                self.validate_intrinsic(scope, function, builtin)
         elif function.body is None:
             self.error("E0223", f"function '{function.name}' has no body", path, function.span)
-        elif function.name in BUILTINS:
+        elif function.name in BUILTINS and scope.source.kind == "program":
             self.error(
                 "E0111",
                 f"'{function.name}' is a builtin and cannot be redefined",
@@ -193,6 +218,48 @@ class Checker:
                 path,
                 function.span,
             )
+
+    def declared_signature(self, scope: ModuleScope, function: ast.Function) -> tuple:
+        params = tuple(self.resolve_type(p.type, scope=scope) for p in function.params)
+        result = UNIT
+        if function.return_type:
+            result = self.resolve_type(function.return_type, scope=scope)
+        return params, result
+
+    def validate_intrinsic(self, scope: ModuleScope, function: ast.Function, builtin) -> None:
+        """E0212 unless the declaration has the builtin's signature, or one that narrows
+        its result as compiler.builtins.NARROWINGS allows (W0011)."""
+        params, result = self.declared_signature(scope, function)
+        if params == builtin.params and result == builtin.result:
+            return
+        if narrowed(builtin, params, result) is not None:
+            self.warn(
+                "W0011",
+                f"'{function.name}' narrows builtin '{builtin.name}' to {result}: "
+                f"it keeps the top {width(result)} of the {width(builtin.result)} words "
+                "the instruction pushes",
+                scope.path,
+                function.span,
+                f"declare it as returning {builtin.result} to keep them all",
+            )
+            return
+        self.error(
+            "E0212",
+            f"'{function.name}' does not match the signature of builtin "
+            f"'{builtin.name}': {_signature(builtin.params, builtin.result)}",
+            scope.path,
+            function.span,
+        )
+
+    def intrinsic_builtin(self, owner: ModuleScope, function: ast.Function):
+        """The builtin a call of an intrinsic declaration means (narrowed if declared so)."""
+        builtin = BUILTINS.get(function.attribute("intrinsic").argument or "")
+        if builtin is None:
+            return None
+        params, result = self.declared_signature(owner, function)
+        if params == builtin.params and result == builtin.result:
+            return builtin
+        return narrowed(builtin, params, result) or builtin
 
     def check_entry(self, scope: ModuleScope) -> str | None:
         source = scope.source
@@ -308,7 +375,8 @@ class Checker:
         if not prefix:
             owner, item = scope, scope.structs.get(name)
             if item is None:
-                self.error("E0105", f"undefined type '{name}'", scope.path, span)
+                hint = did_you_mean(name, [*scope.structs, *PRIMITIVES])
+                self.error("E0105", f"undefined type '{name}'", scope.path, span, hint)
                 return None
         else:
             found = lookup_qualified(self.scopes, scope, prefix, name, "structs")
@@ -370,11 +438,18 @@ class Checker:
                     span,
                 )
             case "missing":
+                kind = {"function": "functions", "constant": "constants", "struct": "structs"}
+                exported = [
+                    item
+                    for item, value in getattr(found.module, kind.get(what, "functions")).items()
+                    if getattr(value, "public", True)
+                ]
                 self.error(
                     "E0104" if what == "function" else "E0103",
                     f"module '{found.module.name}' has no {what} '{name}'",
                     scope.path,
                     span,
+                    did_you_mean(name, exported),
                 )
             case "no-module":
                 self.error(
@@ -387,13 +462,15 @@ class Checker:
         return False
 
     # --- names in bodies
-    def lookup_constant(self, instance, var: ast.Var) -> int | None:
+    def lookup_constant(self, instance, var: ast.Var, visible=()) -> int | None:
+        """A constant's value; `visible` are the local names (for a did-you-mean)."""
         scope = self.scopes[instance.module]
         prefix, _, name = var.path.rpartition(".")
         if not prefix:
             constant = scope.constants.get(name)
             if constant is None:
-                self.error("E0103", f"undefined variable '{name}'", scope.path, var.span)
+                hint = did_you_mean(name, [*visible, *scope.constants])
+                self.error("E0103", f"undefined variable '{name}'", scope.path, var.span, hint)
                 return None
         else:
             found = lookup_qualified(self.scopes, scope, prefix, name, "constants")
@@ -415,17 +492,26 @@ class Checker:
             if function is None:
                 if name in BUILTINS:
                     return BUILTINS[name]
-                self.error("E0104", f"undefined function '{name}'", scope.path, call.span)
+                hint = did_you_mean(name, [*scope.functions, *BUILTINS])
+                self.error("E0104", f"undefined function '{name}'", scope.path, call.span, hint)
                 return None
+            redefined = name in BUILTINS and function.attribute("intrinsic") is None
+            if redefined and scope.source.kind != "program":  # a program's is E0111
+                self.warn(
+                    "W0012",
+                    f"'{name}' here calls this module's function '{name}', not the builtin",
+                    scope.path,
+                    call.span,
+                    f"to call the builtin, write it through its vm module (e.g. field.{name})",
+                )
             owner = scope
         else:
             found = lookup_qualified(self.scopes, scope, prefix, name, "functions")
             if not self.report_lookup(found, scope, prefix, name, "function", call.span):
                 return None
             owner, function = found.module, found.item
-        intrinsic = function.attribute("intrinsic")
-        if intrinsic is not None:
-            return BUILTINS.get(intrinsic.argument or "")
+        if function.attribute("intrinsic") is not None:
+            return self.intrinsic_builtin(owner, function)
         sizes = self.call_sizes(instance, call, owner, function, arguments)
         if sizes is None:
             return None

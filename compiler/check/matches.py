@@ -176,9 +176,28 @@ def _assertion(value: ast.Var, pattern: str, field_type, span) -> ast.ExprStatem
 
 
 def _check_arms_alone(checker, statement: ast.Match) -> None:
-    """After a pattern error: still check each arm's body (names it binds are unknown)."""
+    """After a pattern error: still check each arm's body, with the names its struct
+    pattern binds (typed when the struct is known here, else of unknown type)."""
     for arm in statement.arms:
+        checker.scopes.append({})
+        if isinstance(arm.pattern, tuple):
+            name, fields = arm.pattern
+            struct = _known_struct(checker, name)
+            for field, pattern in fields:
+                if pattern is None or not (pattern == "_" or _is_literal(pattern)):
+                    found = struct.field(field) if struct is not None else None
+                    checker.bind(pattern or field, found[1] if found else None)
         checker.block(arm.body)
+        checker.close_scope()
+
+
+def _known_struct(checker, name: str) -> StructType | None:
+    """The struct `name` of the current module, without reporting anything."""
+    scope = checker.context.scopes[checker.instance.module]
+    item = scope.structs.get(name)
+    if item is None:
+        return None
+    return checker.context.struct_types.get((scope.name, item.name))
 
 
 def rebuilt(checker, block: ast.Block) -> ast.Block:

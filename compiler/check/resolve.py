@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from compiler.diagnostics import CompileError, Diagnostic, error, warning
+from compiler.diagnostics import CompileError, Diagnostic, error, read_text, warning
 from compiler.syntax import ast
 from compiler.syntax.parser import parse
 
@@ -99,18 +99,7 @@ class Resolver:
 def read_module(path: Path, name: str | None = None, text: str | None = None) -> Module:
     """Read (unless `text` is given) and parse one file; `CompileError` on bad input."""
     if text is None:
-        try:
-            with open(path, encoding="utf-8") as file:
-                text = file.read()
-        except UnicodeDecodeError as problem:
-            byte = problem.object[problem.start]
-            reason = f"not UTF-8 text (byte 0x{byte:02x} at offset {problem.start})"
-            problem = error("E0100", f"cannot read file: {reason}", str(path), ast.NO_SPAN)
-            raise CompileError([problem]) from None
-        except OSError as problem:
-            reason = getattr(problem, "strerror", None) or str(problem)
-            problem = error("E0100", f"cannot read file: {reason}", str(path), ast.NO_SPAN)
-            raise CompileError([problem]) from None
+        text = read_text(path)
     source = parse(text, str(path))
     return Module(name or source.name, path, text, source)
 
@@ -126,6 +115,7 @@ def load_project(
     resolver = resolver or Resolver()
     entry = read_module(entry_path, text=text)
     diagnostics: list[Diagnostic] = []
+    _check_module_name(entry, None, diagnostics)
     problems: list[Diagnostic] = []
     order: dict[str, Module] = {}
     loaded: dict[str, Module] = {entry.name: entry}
@@ -159,6 +149,7 @@ def load_project(
                 if dependency is None:
                     continue
                 loaded[name] = dependency
+                _check_module_name(dependency, name, diagnostics)
             visit(dependency)
         visiting.pop()
         order[module.name] = module
@@ -167,6 +158,39 @@ def load_project(
     if problems:
         raise CompileError(problems)
     return Project(entry, order, diagnostics)
+
+
+def path_suffixes(name: str) -> list[tuple[str, ...]]:
+    """The endings a file's path may have for it to hold module `name` (language.md §3.2)."""
+    parts = tuple(name.split("."))
+    head, rest = parts[0], parts[1:]
+    if head == "std" and rest:
+        return [rest, parts]
+    if head in ("vm", "os") and rest:
+        return [parts]
+    return [parts, (*parts, "main")]
+
+
+def _check_module_name(module: Module, used_as: str | None, diagnostics: list) -> None:
+    """W0010: a `module` line that does not match the file's path (or the name it was
+    imported by)."""
+    source = module.source
+    if source.kind != "module":
+        return
+    parts = Path(module.path).with_suffix("").parts
+    declared = canonical_module_name(source.name)
+    if used_as is not None and declared != used_as:
+        message = f"this file is imported as '{used_as}' but says 'module {source.name}'"
+    elif used_as is None and not any(
+        parts[-len(suffix) :] == suffix for suffix in path_suffixes(declared)
+    ):
+        expected = "/".join(path_suffixes(declared)[0]) + ".tri"
+        message = f"'module {source.name}' does not match the file's path (expected .../{expected})"
+    else:
+        return
+    diagnostics.append(
+        warning("W0010", message, source.path, source.name_span, "make the two agree")
+    )
 
 
 def _load_dependency(name, use, importer, resolver, base, problems) -> Module | None:

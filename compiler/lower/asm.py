@@ -1,7 +1,8 @@
 """Lowered code: TASM instructions and labels as plain values, before linking.
 
 `Instr(name, arg)` is one Triton instruction (`arg`: a field element for
-`push`/`addi`, a count or stack index, or a label for `call`); `Label` marks
+`push`/`addi`, a count or stack index, or a label for `call`), with the source
+construct it came from (`origin`, compiler.sourcemap); `Label` marks
 an address.  An `AsmFunction` is a function's label, code and deferred blocks
 in order; an `AsmProgram` the functions of a build.  `text` renders TASM that
 `vm.tasm.parse` assembles.
@@ -23,6 +24,7 @@ __all__ = ["CONTROL", "AsmFunction", "AsmProgram", "Instr", "Label", "render"]
 class Instr:
     name: str
     arg: int | str | None = None
+    origin: object = field(default=None, compare=False, repr=False)  # compiler.sourcemap
 
     @property
     def text(self) -> str:

@@ -11,7 +11,11 @@ class ClassicalLowerer:
     name = "classical"
 
     def lower_block(self, block: Block) -> list[Instr]:
-        return [Instr(mnemonic, argument) for op in block.ops for mnemonic, argument in tasm_of(op)]
+        return [
+            Instr(mnemonic, argument, op.origin)
+            for op in block.ops
+            for mnemonic, argument in tasm_of(op)
+        ]
 
 
 CLASSICAL = ClassicalLowerer()

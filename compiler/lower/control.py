@@ -22,6 +22,7 @@ from __future__ import annotations
 from compiler.lower.asm import CONTROL, AsmFunction, AsmProgram, Instr, Label
 from compiler.lower.blocks import BlockLowerer, has_ops, is_straight, make_block
 from compiler.lower.classical import CLASSICAL
+from compiler.sourcemap import stamp_block
 from compiler.tir.ops import Asm, Call, Comment, IfElse, IfOnly, Loop, Op, Program, ProofBlock
 from vm.field import P
 from vm.isa import BY_NAME, Flow
@@ -82,16 +83,17 @@ class _FunctionLowering:
     def block(self, run: list) -> list:
         if not has_ops(run):
             return []
-        return self.lowerer.lower_block(make_block(run))
+        block = make_block(run)
+        return stamp_block(self.lowerer.lower_block(block), block)
 
     def control(self, op) -> list:
         match op:
             case Op(name="Return"):
-                return [Instr("return")]
+                return [Instr("return", None, op.origin)]
             case Op(name="Halt"):
                 return [Instr("halt")]
             case Call():
-                return [Instr("call", op.label)]
+                return [Instr("call", op.label, op.origin)]
             case IfOnly():
                 return self.if_only(self.body(op.then))
             case IfElse():

@@ -16,6 +16,11 @@ from compiler.lower.asm import AsmProgram, Instr, Label, render
 
 def link(program: AsmProgram, module: str | None = None) -> str:
     """TASM text for `program`; `module` names the module of a module-alone build."""
+    return render(linked_items(program, module)) + "\n"
+
+
+def linked_items(program: AsmProgram, module: str | None = None) -> list:
+    """The labels and instructions of the linked text, in order (their origins kept)."""
     items: list = []
     if program.entry is not None:
         items.extend([Instr("call", program.entry), Instr("halt")])
@@ -23,7 +28,7 @@ def link(program: AsmProgram, module: str | None = None) -> str:
         items.extend(function.items)
     if program.entry is None and module is not None:
         items = [_rename(item, module) for item in items]
-    return render(items) + "\n"
+    return items
 
 
 def linked_label(label: str, module: str | None) -> str:
@@ -40,5 +45,5 @@ def _rename(item, module: str):
         case Label(name=name):
             return Label(linked_label(name, module))
         case Instr(name="call", arg=str() as target):
-            return Instr("call", linked_label(target, module))
+            return Instr("call", linked_label(target, module), item.origin)
     return item

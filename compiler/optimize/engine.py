@@ -9,7 +9,11 @@ them and `P`; literal arguments must match exactly.  Field arguments
 (`push`, `addi`, `Push`, `AddI`) are reduced mod p.
 
 `rewrite(items, rules)` works on one straight-line run of `(name, arg)`
-pairs; the callers (compiler.optimize.passes) cut code into such runs.
+pairs; the callers (compiler.optimize.passes) cut code into such runs.  A pair
+may be an `Item`, which also carries its instruction's source origin
+(compiler.sourcemap): each pair a rewrite produces takes the origin of the
+first matched pair with the same name, else the first origin of the match
+(`inherit`), so a failing instruction keeps pointing at its construct.
 """
 
 from __future__ import annotations
@@ -43,6 +47,35 @@ class Rule:
     def __str__(self) -> str:
         condition = f"  if {self.when}" if self.when else ""
         return f"{self.pattern} -> {self.replacement or '(nothing)'}{condition}"
+
+
+class Item(tuple):
+    """A `(name, arg)` pair with the source origin of its instruction; it matches and
+    compares as the plain pair."""
+
+    def __new__(cls, name, arg, origin=None):
+        item = tuple.__new__(cls, (name, arg))
+        item.origin = origin
+        return item
+
+
+def origin_of(pair):
+    return getattr(pair, "origin", None)
+
+
+def inherit(produced: list, matched) -> list:
+    """`produced` (the pairs a rewrite gives for the pairs `matched`) with origins: each
+    that of the first matched pair with its name, else the first matched origin."""
+    by_name: dict = {}
+    first = None
+    for pair in matched:
+        origin = origin_of(pair)
+        if origin is not None:
+            by_name.setdefault(pair[0], origin)
+            first = first or origin
+    if first is None:
+        return produced
+    return [Item(name, arg, by_name.get(name, first)) for name, arg in produced]
 
 
 def _parse(text: str) -> tuple:
@@ -111,7 +144,8 @@ def rewrite(items: list[tuple], rules) -> tuple[list[tuple], int]:
             bindings = match(rule, items, position)
             if bindings is not None:
                 length = len(rule.parsed_pattern)
-                items[position : position + length] = replacement(rule, bindings)
+                matched = items[position : position + length]
+                items[position : position + length] = inherit(replacement(rule, bindings), matched)
                 count += 1
                 position = max(0, position - longest)
                 break

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from compiler.lower.asm import CONTROL, AsmFunction, AsmProgram, Instr, Label
-from compiler.optimize.engine import match, replacement, rewrite
+from compiler.optimize.engine import Item, inherit, match, origin_of, replacement, rewrite
 from compiler.optimize.inline import inline_small
 from compiler.optimize.rules import SELECT_RULES, SKIZ_RULES, TASM_RULES, TIR_RULES
 from compiler.tir.ops import Facts, IfElse, IfOnly, Loop, Op, Program, ProofBlock
@@ -34,9 +34,9 @@ def optimize_ops(ops, rules=TIR_RULES) -> list:
             # the engine never sees annotations; those at the run's ends stay there (a
             # sound rewrite keeps what they say true), any other is dropped
             ops = [op for op in run if not isinstance(op, Facts)]
-            rewritten, _ = rewrite([(op.name, op.arg) for op in ops], rules)
+            rewritten, _ = rewrite([Item(op.name, op.arg, op.origin) for op in ops], rules)
             result.extend(run[:1] if isinstance(run[0], Facts) else [])
-            result.extend(Op(name, arg) for name, arg in rewritten)
+            result.extend(Op(pair[0], pair[1], origin_of(pair)) for pair in rewritten)
             result.extend(run[-1:] if len(run) > 1 and isinstance(run[-1], Facts) else [])
             run.clear()
 
@@ -74,10 +74,10 @@ def optimize_items(items, rules=TASM_RULES) -> list:
 
     def flush(before_skiz: bool = False):
         if run:
-            rewritten, _ = rewrite([(i.name, i.arg) for i in run], rules)
+            rewritten, _ = rewrite([Item(i.name, i.arg, i.origin) for i in run], rules)
             if before_skiz:
                 rewritten = _before_skiz(rewritten, rules)
-            result.extend(Instr(name, arg) for name, arg in rewritten)
+            result.extend(Instr(pair[0], pair[1], origin_of(pair)) for pair in rewritten)
             run.clear()
 
     frozen = False
@@ -107,7 +107,9 @@ def _selects(items: list) -> list:
             pairs = [(item.name, item.arg) for item in window]
             bindings = match(rule, pairs, 0)
             if bindings is not None:
-                new = [Instr(name, arg) for name, arg in replacement(rule, bindings)]
+                matched = [Item(item.name, item.arg, item.origin) for item in window]
+                produced = inherit(replacement(rule, bindings), matched)
+                new = [Instr(pair[0], pair[1], origin_of(pair)) for pair in produced]
                 items = items[:position] + new + items[position + len(window) :]
                 break
         position += 1
@@ -127,7 +129,8 @@ def _before_skiz(items: list, rules) -> list:
             length = len(rule.parsed_pattern)
             if length <= len(items) and match(rule, items, len(items) - length) is not None:
                 bindings = match(rule, items, len(items) - length)
-                items = items[: len(items) - length] + replacement(rule, bindings)
+                matched = items[len(items) - length :]
+                items = items[: len(items) - length] + inherit(replacement(rule, bindings), matched)
                 items, _ = rewrite(items, rules)
                 changed = True
     return items

@@ -18,6 +18,7 @@ from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput
 from compiler.diagnostics import CompileError, error
 from compiler.syntax import ast
 from compiler.syntax.ast import Span
+from compiler.syntax.habits import habit_at
 from compiler.syntax.lalr import REJECTED, FastParser
 
 GRAMMAR = Path(__file__).with_name("grammar.lark")
@@ -480,9 +481,13 @@ def parse(text: str, path: str = "<input>") -> ast.SourceFile:
 
 def _syntax_diagnostic(problem: UnexpectedInput, text: str, path: str):
     line, column = getattr(problem, "line", 1) or 1, getattr(problem, "column", 1) or 1
+    lines = text.splitlines()
+    habit = habit_at(lines[line - 1], column) if 1 <= line <= len(lines) else None
     if isinstance(problem, UnexpectedCharacters):
         character = text[problem.pos_in_stream] if problem.pos_in_stream < len(text) else ""
         span = Span(line, column, line, column)
+        if habit is not None:
+            return error("E0002", habit.message, path, span, habit.hint)
         if character == "-":
             return error(
                 "E0003", "there is no '-' operator", path, span, "write sub(a, b) or neg(a)"
@@ -499,6 +504,8 @@ def _syntax_diagnostic(problem: UnexpectedInput, text: str, path: str):
         if token.type == "$END":
             line, column = _end_position(text)
         span = Span(line, column, line, column + max(len(str(token)), 1) - 1)
+        if habit is not None and token.type != "$END":
+            return error("E0001", habit.message, path, span, habit.hint)
         message = f"unexpected {found}"
         if expected and len(expected) <= 8:
             message += f"; expected {', '.join(expected)}"

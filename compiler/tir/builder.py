@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 from compiler.check.types import UNIT, width
 from compiler.diagnostics import CompileError, error
+from compiler.sourcemap import Origin, origin_of
 from compiler.syntax import ast
 from compiler.tir.expressions import ExpressionBuilder
 from compiler.tir.facts import u32_invariant_holds, u32_positions
@@ -147,6 +148,7 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
     # --- the function ----------------------------------------------------------------------
     def build(self) -> Function:
         instance, stack = self.instance, self.stack
+        stack.origin = Origin(instance.path, instance.function.span, "function", instance.key)
         for binding in self.analysis.params:
             value = self.variable(binding)
             stack.slots.extend(value.key(i) for i in range(value.width))
@@ -265,6 +267,16 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
         self.stack.pop_garbage()
 
     def statement(self, statement, mode: str | None) -> Value | None:
+        """Compile one statement; the ops it emits carry its origin (compiler.sourcemap)."""
+        stack = self.stack
+        outer = stack.origin
+        stack.origin = origin_of(self.instance, statement)
+        try:
+            return self.compile_statement(statement, mode)
+        finally:
+            stack.origin = outer
+
+    def compile_statement(self, statement, mode: str | None) -> Value | None:
         match statement:
             case ast.Let():
                 self.let(statement)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from compiler.builtins import Builtin
 from compiler.check.bodies import ConstRef, LocalRef
 from compiler.check.types import XFIELD, ArrayType, width
+from compiler.sourcemap import origin_of
 from compiler.syntax import ast
 from compiler.tir.constants import fold
 from compiler.tir.ops import Call, Op, from_tasm
@@ -21,6 +22,16 @@ from vm.field import P
 
 class ExpressionBuilder:
     def expr(self, expr) -> Value | None:
+        """Evaluate `expr` onto the stack; the ops it emits carry its origin."""
+        stack = self.stack
+        outer = stack.origin
+        stack.origin = origin_of(self.instance, expr)
+        try:
+            return self.expression(expr)
+        finally:
+            stack.origin = outer
+
+    def expression(self, expr) -> Value | None:
         if isinstance(expr, ast.Binary | ast.Call):
             constant = self.constant(expr)
             if constant is not None:

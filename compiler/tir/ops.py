@@ -281,10 +281,12 @@ EXTRA_OPS = ("Pick", "Place", "AddI", "XAdd", "XMul", "Facts")
 
 @dataclass(frozen=True)
 class Op:
-    """A straight-line op: a row of the table and its argument."""
+    """A straight-line op: a row of the table and its argument, and the source construct
+    it was built for (a compiler.sourcemap.Origin; not part of its identity)."""
 
     name: str
     arg: int | None = None
+    origin: object = field(default=None, compare=False, repr=False)
 
     @property
     def info(self) -> OpInfo:
@@ -331,6 +333,7 @@ class Call:
     label: str
     consumes: int  # the callee's parameter width
     produces: int  # the callee's result width
+    origin: object = field(default=None, compare=False, repr=False)  # the call's Origin
 
     name = "Call"
 

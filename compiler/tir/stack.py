@@ -124,9 +124,18 @@ class Stack:
         self.spills = 0  # spill sequences emitted so far
         self.distance = lambda value: 0  # to its next use (the builder sets it): spill far ones
         self.u32_elements = lambda value: frozenset()  # known below 2^32 (the builder sets it)
+        self.origin = None  # the construct being compiled: stamped on each op (emit)
 
     # --- basics ------------------------------------------------------------------------------
     def emit(self, op) -> None:
+        """Append `op`, stamped with the current origin (compiler.sourcemap) if it has none."""
+        origin = self.origin
+        if origin is not None:
+            kind = type(op)
+            if kind is Op and op.origin is None:
+                op = Op(op.name, op.arg, origin)
+            elif kind is Call and op.origin is None:
+                op = Call(op.label, op.consumes, op.produces, origin)
         self.ops.append(op)
 
     def depth_of(self, position: int) -> int:

@@ -17,22 +17,21 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.console import Console
 from rich.table import Table
 
+from tri import ROOT
 from tri.commands.common import EXIT_FAILED, EXIT_OK, UsageError, positive
+from tri.commands.common import console as table_console
 from tri.commands.source import add_level_options, add_source_options, flags_for, resolver_for
 
 if TYPE_CHECKING:
     from compiler import bench
 
-BUNDLED = Path(__file__).resolve().parents[2] / "benches"
+BUNDLED = Path(ROOT) / "benches"  # the repository's, or the installed package's
 
 
 def register(commands) -> None:
-    parser = commands.add_parser(
-        "bench", help="compare the compiled stdlib with the hand-written baselines"
-    )
+    parser = commands.add_parser("bench")
     parser.add_argument(
         "directory",
         nargs="?",
@@ -131,7 +130,7 @@ def _table(title: str, rows: list[bench.Row], first: str) -> Table:
 def print_report(rows: list[bench.Row], level: int) -> None:
     from compiler import bench  # imported on use: it loads the whole compiler
 
-    console = Console(highlight=False, width=max(Console().width, 150))
+    console = table_console(150)
     mode = f"-O{level}" + ("" if level else ", not optimized")
     console.print(_table(f"per function, compiled ({mode}) / hand", rows, "function"))
     modules = bench.module_rows(rows)

@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from compiler.levels import DEFAULT_LEVEL
-from tri.commands.common import EXIT_OK, UsageError
+from tri.commands.common import EXIT_OK, UsageError, is_tasm
 from tri.commands.source import add_level_options, add_source_options, load_checked, render_all
 from vm.isa import ISAS
 
@@ -19,10 +19,12 @@ EMIT = ("tir", "tasm")
 
 
 def register(commands) -> None:
-    build = commands.add_parser(
-        "build", help="compile a .tri program (or a module's public functions) to TASM"
+    build = commands.add_parser("build")
+    build.add_argument(
+        "program",
+        nargs="?",
+        help="a Trident program or module, or a project directory (default: the project's entry)",
     )
-    build.add_argument("program", help="a .tri program or module")
     build.add_argument("-o", dest="output", metavar="OUT.tasm", help="write here, not stdout")
     build.add_argument(
         "--emit",
@@ -52,8 +54,8 @@ def register(commands) -> None:
 def compile_source(path_text: str, arguments, level: int = DEFAULT_LEVEL, isa="rel", dump=None):
     """(checked, compiled) for a .tri file; every problem becomes a UsageError (exit 2).
     `dump` sees every step, front end included (compiler.pipeline.run_steps)."""
-    if not path_text.endswith(".tri"):
-        raise UsageError(f"error: {path_text}: expected a .tri source file")
+    if is_tasm(path_text):
+        raise UsageError(f"error: {path_text} is TASM already; this command compiles Trident")
     from compiler.diagnostics import CompileError
     from compiler.pipeline import compile_program
 
@@ -100,7 +102,21 @@ def build_compiled(arguments, dump=None):
     return compiled
 
 
+def refuse_to_overwrite_source(output: str, source: str) -> None:
+    """A UsageError if `-o` names the source file or any other .tri file."""
+    target = Path(output)
+    same = target.exists() and Path(source).exists() and target.samefile(source)
+    if same or target.suffix == ".tri":
+        what = "the source file" if same else "a .tri file"
+        raise UsageError(
+            f"error: -o {output}: refusing to overwrite {what} with TASM; "
+            "write to a .tasm file instead"
+        )
+
+
 def command_build(arguments) -> int:
+    if arguments.output:
+        refuse_to_overwrite_source(arguments.output, arguments.program)
     dump = dump_printer(arguments.dump, arguments.level)
     compiled = build_compiled(arguments, dump)
     text = compiled.emit(arguments.emit)

@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 
 from compiler.check.budget import WINDOW, stack_budget
-from tri.commands.common import EXIT_FAILED, EXIT_OK, existing_source_files
+from tri.commands.common import EXIT_FAILED, EXIT_OK, OUTPUT, existing_source_files
 from tri.commands.source import (
     add_source_options,
     check_path,
@@ -17,12 +17,17 @@ from tri.commands.source import (
 
 
 def register(commands) -> None:
-    parser = commands.add_parser("check", help="type-check .tri files and report every error")
-    parser.add_argument("paths", nargs="+", metavar="FILE", help=".tri files or directories")
+    parser = commands.add_parser("check")
+    parser.add_argument(
+        "paths",
+        nargs="*",
+        metavar="FILE",
+        help=".tri files or directories (default: the project's directory)",
+    )
     parser.add_argument(
         "--stack",
         action="store_true",
-        help="also print each function's stack-width budget (language.md §10.3)",
+        help="also print each function's stack-width budget: the most elements it keeps live",
     )
     add_source_options(parser)
     parser.set_defaults(handler=command_check)
@@ -56,5 +61,6 @@ def command_check(arguments) -> int:
         f"checked {len(files)} file{'s' * (len(files) != 1)}: {errors} error{'s' * (errors != 1)}, "
     )
     summary += f"{warnings} warning{'s' * (warnings != 1)}"
-    print(summary, file=sys.stderr if errors else sys.stdout)
+    if not OUTPUT.quiet:
+        print(summary, file=sys.stderr if errors else sys.stdout)
     return EXIT_FAILED if errors else EXIT_OK

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import json
 import statistics
-import sys
 from pathlib import Path
 
 from rich.console import Console
@@ -29,8 +28,17 @@ from rich.table import Table
 
 from tri import api
 from tri.commands.build import compile_source
-from tri.commands.common import EXIT_FAILED, EXIT_OK, UsageError, load_tasm, positive
-from tri.commands.run import add_run_options, run_inputs
+from tri.commands.common import (
+    EXIT_FAILED,
+    EXIT_OK,
+    UsageError,
+    interruptible,
+    is_tasm,
+    load_tasm,
+    positive,
+)
+from tri.commands.common import console as table_console
+from tri.commands.run import add_run_options, report_error, result_json, run_inputs
 from vm.attribution import (
     ATTRIBUTED,
     EXECUTED,
@@ -51,10 +59,8 @@ ROWS = ("processor", "op_stack", "ram", "hash")  # the per-function columns
 
 
 def register(commands) -> None:
-    cost = commands.add_parser(
-        "cost", help="run a program and show its table heights and where they come from"
-    )
-    add_run_options(cost)
+    cost = commands.add_parser("cost")
+    add_run_options(cost, reference=False)
     cost.add_argument(
         "--blocks",
         action="store_true",
@@ -72,39 +78,46 @@ def register(commands) -> None:
     cost.add_argument(
         "--estimate",
         action="store_true",
-        help="also show RC's static estimate from the source (tir.md §7), which is not exact",
+        help="also show the static estimate the Trident compiler makes from the source: not "
+        "exact, and without the cascade and lookup tables",
     )
     cost.set_defaults(handler=command_cost)
 
 
 def command_cost(arguments) -> int:
-    if arguments.reference:
-        raise UsageError("error: tri cost measures a VM run; the reference evaluator has no tables")
     compiled = checked = None
-    if arguments.program.endswith(".tri"):
+    if is_tasm(arguments.program):
+        if arguments.estimate:
+            raise UsageError("error: --estimate needs Trident source (it is computed from the AST)")
+        program = load_tasm(arguments.program, arguments.isa)
+    else:
         checked, compiled = compile_source(
             arguments.program, arguments, arguments.level, arguments.isa
         )
         if checked.entry is None:
             return module_cost(arguments, checked, compiled)
         program = compiled.program
-    else:
-        if arguments.estimate:
-            raise UsageError("error: --estimate needs .tri source (it is computed from the AST)")
-        program = load_tasm(arguments.program, arguments.isa)
     if arguments.cases is not None:
         raise UsageError("error: --cases applies to a module; a program runs on its inputs")
     try:
-        record = api.run(program, run_inputs(arguments), arguments.max_steps, arguments.engine)
+        inputs = run_inputs(arguments)
+        record = interruptible(
+            lambda: api.run(program, inputs, arguments.max_steps, arguments.engine)
+        )
     except JitUnavailable as error:
         raise UsageError(f"error: --engine jit: {error}") from None
     result = api.result_of(record)
     attribution = checked_attribution(attribute(record))
     owners = label_owners(compiled) if compiled is not None else {}
     if arguments.json:
-        print(json.dumps(program_report(arguments, result, attribution, owners, checked)))
+        report = program_report(arguments, result, attribution, owners, checked)
+        if result.error is not None:
+            location = result_json(program, result, run_inputs(arguments), arguments.engine)
+            report["error"]["location"] = location["error"]["location"]
+        print(json.dumps(report))
     else:
         print_program_report(arguments, result, attribution, owners, checked)
+        report_error(program, result, run_inputs(arguments), arguments.engine)
     return EXIT_OK if result.error is None else EXIT_FAILED
 
 
@@ -204,7 +217,7 @@ def wide_console(attribution_blocks, owners: dict[str, str]) -> Console:
     """A console wide enough that no block or function name is cut."""
     names = [entry.block.name for entry in attribution_blocks] + list(owners.values())
     longest = max(map(len, names), default=0)
-    return Console(highlight=False, width=max(Console().width, 120, 2 * longest + 70))
+    return table_console(max(120, 2 * longest + 70))
 
 
 def print_program_report(arguments, result, attribution, owners, checked) -> None:
@@ -239,8 +252,6 @@ def print_program_report(arguments, result, attribution, owners, checked) -> Non
         )
     if arguments.estimate:
         print_estimate(console, estimate_report(checked, owners))
-    if result.error is not None:
-        print(f"error: {result.error}", file=sys.stderr)
 
 
 def print_functions(console: Console, rows: list[dict]) -> None:
@@ -309,7 +320,8 @@ def estimate_report(checked, owners: dict[str, str]) -> dict:
 def print_estimate(console: Console, estimate: dict) -> None:
     program = estimate["program"]
     console.print(
-        "RC's estimate (tir.md §7, from the source; not exact): "
+        "The Trident compiler's estimate (from the source; not exact; no cascade or "
+        "lookup table, so it can be below the measured padded height): "
         + ", ".join(f"{name} {value}" for name, value in program.items() if name != "padded_height")
         + f"; padded {program['padded_height']}"
     )
@@ -329,7 +341,7 @@ def module_cost(arguments, checked, compiled) -> int:
             "cases (--cases N), not on --input, --secret, --digest or --ram"
         )
     if arguments.estimate:
-        raise UsageError("error: --estimate is for a program (RC's estimate starts at main)")
+        raise UsageError("error: --estimate is for a program (the estimate starts at main)")
     count = arguments.cases or DEFAULT_CASES
     runs = module_runs(checked, compiled, count, max_steps=arguments.max_steps)
     owners = label_owners(compiled)

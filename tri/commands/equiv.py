@@ -45,9 +45,7 @@ def slots(text: str) -> frozenset[int]:
 
 
 def register(commands) -> None:
-    parser = commands.add_parser(
-        "equiv", help="check that two straight-line TASM blocks mean the same, failures included"
-    )
+    parser = commands.add_parser("equiv")
     parser.add_argument("first", help="block A (.tasm, no control flow)")
     parser.add_argument("second", help="block B (.tasm, no control flow)")
     parser.add_argument(

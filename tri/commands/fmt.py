@@ -19,6 +19,7 @@ from tri.commands.common import (
     EXIT_FAILED,
     EXIT_OK,
     EXIT_USAGE,
+    OUTPUT,
     UsageError,
     read_source,
     source_files,
@@ -26,8 +27,13 @@ from tri.commands.common import (
 
 
 def register(commands) -> None:
-    fmt = commands.add_parser("fmt", help="format .tri source files in the canonical style")
-    fmt.add_argument("paths", nargs="+", metavar="FILE_OR_DIR", help=".tri files or directories")
+    fmt = commands.add_parser("fmt")
+    fmt.add_argument(
+        "paths",
+        nargs="*",
+        metavar="FILE_OR_DIR",
+        help=".tri files or directories (default: the project's directory)",
+    )
     fmt.add_argument(
         "--check",
         action="store_true",
@@ -51,7 +57,7 @@ def command_fmt(arguments) -> int:
             formatted = format_source(text, str(path))
         except CompileError as problem:
             for diagnostic in problem.diagnostics:
-                print(render(diagnostic, text), file=sys.stderr)
+                print(render(diagnostic, text, OUTPUT.color), file=sys.stderr)
             status = max(status, EXIT_FAILED)
             continue
         if formatted == text:

@@ -11,9 +11,12 @@ from tri.commands.build import source_program
 from tri.commands.common import (
     EXIT_FAILED,
     EXIT_OK,
+    OUTPUT,
     UsageError,
-    digest,
+    digests,
     field_list,
+    interruptible,
+    is_tasm,
     load_tasm,
     positive,
     ram_cells,
@@ -25,26 +28,44 @@ from vm.jit import JitUnavailable
 
 
 def register(commands) -> None:
-    run = commands.add_parser("run", help="run a program and print its public output")
+    run = commands.add_parser("run")
     add_run_options(run)
     run.set_defaults(handler=command_run)
 
 
-def add_run_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("program", help="a .tasm program, or a .tri program")
+def add_run_options(parser: argparse.ArgumentParser, reference: bool = True) -> None:
+    """The options of `tri run`; `tri cost` takes them all but `--reference`."""
     parser.add_argument(
-        "--input", type=field_list, default=(), metavar="1,2,3", help="public input words"
+        "program",
+        nargs="?",
+        help="a .tasm program, a Trident program (any other name) or a project directory "
+        "(default: the project's entry)",
+    )
+    inputs = "repeatable, in order; @FILE (@- for stdin) reads whitespace- or comma-separated words"
+    parser.add_argument(
+        "--input",
+        type=field_list,
+        action="append",
+        default=[],
+        metavar="1,2,3",
+        help=f"public input words ({inputs})",
     )
     parser.add_argument(
-        "--secret", type=field_list, default=(), metavar="4,5", help="secret input words (divine)"
+        "--secret",
+        type=field_list,
+        action="append",
+        default=[],
+        metavar="4,5",
+        help=f"secret input words, read by divine ({inputs})",
     )
     parser.add_argument(
         "--digest",
-        type=digest,
+        type=digests,
         action="append",
         default=[],
-        metavar="A,B,C,D,E",
-        help="a secret digest for merkle_step (repeatable, consumed in order)",
+        metavar="D0,D1,D2,D3,D4",
+        help="a secret digest for merkle_step, d0 first as io.read5() reads it "
+        f"({inputs}: five words per digest)",
     )
     parser.add_argument(
         "--ram",
@@ -52,7 +73,7 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="ADDR=VAL,...",
-        help="initial RAM cells",
+        help=f"initial RAM cells ({inputs})",
     )
     parser.add_argument("--isa", choices=ISAS, default="rel", help="instruction set (default: rel)")
     parser.add_argument(
@@ -71,53 +92,81 @@ def add_run_options(parser: argparse.ArgumentParser) -> None:
         "compiling (see docs/vm.md). All give identical results",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
-    parser.add_argument(
-        "--reference",
-        action="store_true",
-        help="run a .tri program on the reference evaluator instead of the VM",
-    )
+    if reference:
+        parser.add_argument(
+            "--reference",
+            action="store_true",
+            help="run a Trident program on the reference evaluator instead of the VM",
+        )
     add_level_options(parser)
     add_source_options(parser)
 
 
 def run_inputs(arguments) -> api.Inputs:
-    """What --input, --secret, --digest and --ram give a run."""
+    """What --input, --secret, --digest and --ram give a run: each option's words in the
+    order given, every repetition and file included."""
     return api.Inputs(
-        public=arguments.input,
-        secret=arguments.secret,
-        digests=tuple(arguments.digest),
+        public=tuple(word for words in arguments.input for word in words),
+        secret=tuple(word for words in arguments.secret for word in words),
+        digests=tuple(digest for group in arguments.digest for digest in group),
         ram=tuple(cell for cells in arguments.ram for cell in cells),
     )
 
 
-def _execute(arguments) -> api.Result:
-    if arguments.program.endswith(".tri"):
-        program = source_program(arguments)  # compiled; also kept on `arguments`
-    else:
+def _execute(arguments) -> tuple:
+    """(the program, the result of running it)."""
+    if is_tasm(arguments.program):
         program = load_tasm(arguments.program, arguments.isa)
+    else:
+        program = source_program(arguments)  # compiled; also kept on `arguments`
     try:
-        return api.execute(program, run_inputs(arguments), arguments.max_steps, arguments.engine)
+        inputs = run_inputs(arguments)
+        result = interruptible(
+            lambda: api.execute(program, inputs, arguments.max_steps, arguments.engine)
+        )
+        return program, result
     except JitUnavailable as error:
         raise UsageError(f"error: --engine jit: {error}") from None
 
 
-def _report_error(result: api.Result) -> None:
+def vm_failure(program, error, inputs: api.Inputs, engine: str):
+    """The VM error of a run of `program` in the language's terms (compiler.failures),
+    its operands read from a second run of the same inputs on the same engine."""
+    from compiler.failures import vm_failure as explain
+
+    return explain(program, error, lambda cycles: api.run(program, inputs, cycles, engine))
+
+
+def result_json(program, result: api.Result, inputs: api.Inputs, engine: str) -> dict:
+    """`result.as_json()` with the error's source location, when there is one."""
+    report = result.as_json()
     if result.error is not None:
-        print(f"error: {result.error}", file=sys.stderr)
+        report["error"]["location"] = vm_failure(program, result.error, inputs, engine).as_json()
+    return report
+
+
+def report_error(program, result: api.Result, inputs: api.Inputs, engine: str) -> None:
+    """Print the run's error, if any: at its source line when the program has a source map."""
+    if result.error is not None:
+        from compiler.failures import render
+
+        failure = vm_failure(program, result.error, inputs, engine)
+        print(render(failure, OUTPUT.color), file=sys.stderr)
 
 
 def command_run(arguments) -> int:
-    if arguments.reference and not arguments.program.endswith(".tri"):
-        raise UsageError("error: --reference runs .tri source; a .tasm program runs on the VM")
+    if arguments.reference and is_tasm(arguments.program):
+        raise UsageError("error: --reference runs Trident source; a .tasm program runs on the VM")
     if arguments.reference:
         return run_source(arguments)
-    result = _execute(arguments)
+    program, result = _execute(arguments)
+    inputs = run_inputs(arguments)
     if arguments.json:
-        print(json.dumps(result.as_json()))
+        print(json.dumps(result_json(program, result, inputs, arguments.engine)))
     else:
         for value in result.output:
             print(value)
-        _report_error(result)
+        report_error(program, result, inputs, arguments.engine)
     return EXIT_OK if result.error is None else EXIT_FAILED
 
 
@@ -128,12 +177,13 @@ def run_source(arguments) -> int:
         raise UsageError(f"error: {arguments.program} is a module; only a program can run")
     from compiler.evaluate import evaluate  # imported on use: it loads the front end
 
+    inputs = run_inputs(arguments)
     evaluation = evaluate(
         checked,
-        public_input=arguments.input,
-        secret_input=arguments.secret,
-        secret_digests=arguments.digest,
-        ram=dict(cell for cells in arguments.ram for cell in cells),
+        public_input=inputs.public,
+        secret_input=inputs.secret,
+        secret_digests=inputs.digests,
+        ram=dict(inputs.ram),
         max_steps=arguments.max_steps,
     )
     if arguments.json:
@@ -142,5 +192,7 @@ def run_source(arguments) -> int:
         for value in evaluation.output:
             print(value)
         if evaluation.error is not None:
-            print(f"error: {evaluation.error.kind}: {evaluation.error.message}", file=sys.stderr)
+            from compiler.failures import render
+
+            print(render(evaluation.failure(), OUTPUT.color), file=sys.stderr)
     return EXIT_OK if evaluation.error is None else EXIT_FAILED

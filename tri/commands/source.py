@@ -5,12 +5,15 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from compiler.check.checker import Checked
-from compiler.check.resolve import DEFAULT_LIBRARY, Resolver
-from compiler.diagnostics import CompileError, Diagnostic, render_files
 from compiler.levels import DEFAULT_LEVEL, LEVELS
-from tri.commands.common import UsageError
+from tri.commands.common import OUTPUT, UsageError, missing
+
+if TYPE_CHECKING:  # the front end loads on use, not when a command is registered
+    from compiler.check.checker import Checked
+    from compiler.check.resolve import Resolver
+    from compiler.diagnostics import Diagnostic
 
 
 def add_source_options(parser: argparse.ArgumentParser) -> None:
@@ -25,14 +28,14 @@ def add_source_options(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--stdlib",
         type=Path,
-        default=DEFAULT_LIBRARY,
+        default=None,
         metavar="DIR",
-        help="library root laid out like stdlib/ (default: the bundled stdlib)",
+        help="library root laid out like stdlib/ (default: the project's, else the bundled one)",
     )
     parser.add_argument(
         "--profile",
         choices=PROFILES,
-        default="debug",
+        default=None,
         help="the #[cfg(flag)] items kept: those for 'debug' (default) or 'release'",
     )
 
@@ -48,7 +51,7 @@ def add_level_options(parser: argparse.ArgumentParser) -> None:
         dest="level",
         type=int,
         choices=sorted(LEVELS),
-        default=DEFAULT_LEVEL,
+        default=None,
         metavar="LEVEL",
         help=f"optimization level (default {DEFAULT_LEVEL}): {levels}",
     )
@@ -57,24 +60,41 @@ def add_level_options(parser: argparse.ArgumentParser) -> None:
         dest="level",
         action="store_const",
         const=0,
-        default=DEFAULT_LEVEL,
+        default=None,
         help="the same as -O0",
     )
 
 
 def resolver_for(arguments) -> Resolver:
-    return Resolver(arguments.stdlib, tuple(Path(directory) for directory in arguments.include))
+    """The module roots: -I directories (a warning for one that is not a directory) and the
+    library."""
+    from compiler.check.resolve import DEFAULT_LIBRARY, Resolver
+
+    for directory in arguments.include:
+        if not Path(directory).is_dir() and not OUTPUT.quiet:
+            what = "a file" if Path(directory).exists() else "not found"
+            print(
+                f"warning: -I {directory}: {what}; -I names a directory to look for modules in",
+                file=sys.stderr,
+            )
+    library = arguments.stdlib or DEFAULT_LIBRARY
+    return Resolver(library, tuple(Path(directory) for directory in arguments.include))
 
 
 def flags_for(arguments) -> frozenset[str]:
-    return frozenset({arguments.profile})
+    return frozenset({arguments.profile or "debug"})
 
 
 def render_all(diagnostics: list[Diagnostic]) -> str:
-    return render_files(diagnostics)
+    from compiler.diagnostics import render_files
+
+    return render_files(diagnostics, OUTPUT.color)
 
 
 def print_diagnostics(diagnostics: list[Diagnostic]) -> None:
+    """Print diagnostics to stderr (with --quiet, only errors)."""
+    if OUTPUT.quiet:
+        diagnostics = [diagnostic for diagnostic in diagnostics if diagnostic.is_error]
     if diagnostics:
         print(render_all(diagnostics), file=sys.stderr)
 
@@ -84,8 +104,11 @@ def check_path(
 ) -> tuple[Checked | None, list[Diagnostic]]:
     """Load and check one file through the pipeline's front end: (the checked program or
     None, every diagnostic).  `dump` as in compiler.pipeline.run_steps."""
-    if not path.is_file():
-        raise UsageError(f"error: cannot read {path}: no such file")
+    if not path.exists():
+        raise missing(path)
+    if path.is_dir():
+        raise UsageError(f"error: {path} is a directory; name a .tri file")
+    from compiler.diagnostics import CompileError
     from compiler.pipeline import Options, check_source  # the back end loads on use
 
     try:

@@ -31,7 +31,7 @@ COLOR_SCHEME = {
 
 
 def register(commands) -> None:
-    view = commands.add_parser("view", help="print a .tri or .tasm file with syntax highlighting")
+    view = commands.add_parser("view")
     view.add_argument("file", help="a .tri or .tasm file (other extensions are read as Trident)")
     view.add_argument("--no-color", action="store_true", help="print plain text, without colour")
     view.add_argument("--line-numbers", action="store_true", help="number the lines")
@@ -69,6 +69,11 @@ def render(text: str, lexer: Lexer | None, line_numbers: bool) -> str:
 def command_view(arguments) -> int:
     path = Path(arguments.file)
     text = read_source(path)
-    color = not arguments.no_color and "NO_COLOR" not in os.environ and stdout_is_terminal()
+    color = arguments.color == "always" or (
+        arguments.color == "auto"
+        and not arguments.no_color
+        and "NO_COLOR" not in os.environ
+        and stdout_is_terminal()
+    )
     sys.stdout.write(render(text, lexer_for(path) if color else None, arguments.line_numbers))
     return EXIT_OK

@@ -37,10 +37,15 @@ class Site:
     skip_address: int | None  # for skiz: the address after the next instruction
 
 
+def plural(number: int, what: str) -> str:
+    """`1 public word`, `2 public words`."""
+    return f"{number} {what}{'s' * (number != 1)}"
+
+
 def too_shallow(site: Site, depth: int) -> Fault:
     return Fault(
         Failure.TOO_SHALLOW,
-        f"'{site.op.text}' needs {site.min_depth} op-stack words, the stack has {depth}",
+        f"'{site.op.text}' needs {plural(site.min_depth, 'op-stack word')}, the stack has {depth}",
     )
 
 

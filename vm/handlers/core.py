@@ -5,7 +5,7 @@ u32 arithmetic, I/O (tasm.md §8.2)."""
 from __future__ import annotations
 
 from vm.field import P
-from vm.handlers.common import U32_LIMIT, Fault, Halt, not_u32, too_shallow
+from vm.handlers.common import U32_LIMIT, Fault, Halt, not_u32, plural, too_shallow
 from vm.isa import Failure
 
 # --- stack manipulation ------------------------------------------------------------------
@@ -45,7 +45,7 @@ def _divine(machine, site):
         if len(secret) < count:
             raise Fault(
                 Failure.EMPTY_SECRET_INPUT,
-                f"'divine {count}' needs {count} secret words, {len(secret)} left",
+                f"'divine {count}' needs {plural(count, 'secret word')}, {len(secret)} left",
             )
         for _ in range(count):
             stack.append(secret.popleft())
@@ -405,7 +405,7 @@ def _read_io(machine, site):
         if len(public) < count:
             raise Fault(
                 Failure.EMPTY_PUBLIC_INPUT,
-                f"'read_io {count}' needs {count} public words, {len(public)} left",
+                f"'read_io {count}' needs {plural(count, 'public word')}, {len(public)} left",
             )
         for _ in range(count):
             stack.append(public.popleft())

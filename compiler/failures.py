@@ -1,0 +1,200 @@
+"""Run failures in the language's terms, at the source line that caused them.
+
+Input: a failure of a run -- the VM's `VMError` (interpreter or JIT: the same record) with
+the program's source map (compiler.sourcemap), or the reference evaluator's `Failure`,
+which carries its origin itself.  Output: a `RunFailure`: the error kind, a message about
+the construct that failed (`bounded loop ran past 8 iterations`, `assert.eq failed: 3 != 4`,
+`as_u32: 4294967296 is not a u32`), its origin, and for the VM where it stopped.
+
+The values a message quotes are the failing construct's operands: the evaluator has them;
+for the VM they are the top words of the stack just before the construct's first
+instruction, which `vm_failure` reads from a second run of the same program that stops
+there (`rerun(cycles)`; runs are deterministic).  Without a source map (hand-written TASM)
+or an origin, the message is the VM's own.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from compiler.sourcemap import Origin, construct_start, origin_at
+
+U32_LIMIT = 1 << 32
+
+
+@dataclass(frozen=True)
+class RunFailure:
+    kind: str
+    message: str  # in the language's terms when the origin is known
+    origin: Origin | None = None
+    where: str = ""  # for the VM: "at ip 17 ('assert'), cycle 9"
+
+    def as_json(self) -> dict | None:
+        """The `location` of a JSON error: the origin's file and span, and the message."""
+        if self.origin is None:
+            return None
+        return {**self.origin.as_json(), "message": self.message}
+
+
+# --- messages ----------------------------------------------------------------------------------
+
+
+def _values(operands) -> str:
+    return " != ".join(str(value) for value in operands)
+
+
+def _not_u32(operands) -> int | None:
+    return next((value for value in operands or () if value >= U32_LIMIT), None)
+
+
+def _builtin_message(kind: str, origin: Origin, operands, fallback: str) -> str:
+    name, builtin = origin.name, origin.builtin
+    match builtin, kind:
+        case "assert", _:
+            return f"{name} failed: the condition is false"
+        case "assert_eq", _:
+            if operands and len(operands) == 2:
+                return f"{name} failed: {_values(operands)}"
+            return f"{name} failed: the two values differ"
+        case "assert_digest", _:
+            if operands and len(operands) == 10:
+                first, second = operands[:5], operands[5:]
+                word = next(i for i in range(5) if first[i] != second[i])
+                return (
+                    f"{name} failed: the digests differ in word {word}: "
+                    f"{first[word]} != {second[word]}"
+                )
+            return f"{name} failed: the digests differ"
+        case ("as_u32", _) | (_, "FailedU32Conversion"):
+            value = _not_u32(operands)
+            if value is not None:
+                return f"{name}: {value} is not a u32"
+            return f"{name}: the value is not a u32"
+        case _, "InverseOfZero":
+            return f"{name}: 0 has no inverse"
+        case _, "LogarithmOfZero":
+            return f"{name}: the logarithm of 0 is undefined"
+        case _, "SpongeNotInitialized":
+            return f"{name} before sponge_init"
+    return f"{name}: {fallback}"
+
+
+def describe(kind: str, origin: Origin | None, operands, fallback: str) -> str:
+    """The message for a failure of `kind` at `origin` with the construct's `operands`
+    (its argument words, deepest first, or None if unknown); `fallback` is the message
+    of the VM or evaluator, used when the construct says nothing more."""
+    if origin is None or kind == "StepLimitExceeded":
+        return fallback
+    match origin.construct:
+        case "bounded" if kind in ("AssertionFailed", "BoundExceeded"):
+            return f"bounded loop ran past {origin.name} iterations"
+        case "index" if kind in ("AssertionFailed", "IndexOutOfBounds"):
+            return f"index out of bounds for {origin.name}"
+        case "match" if kind == "AssertionFailed":
+            return f"the value does not fit the pattern: {origin.name}"
+        case "builtin":
+            return _builtin_message(kind, origin, operands, fallback)
+        case "operator" if kind == "FailedU32Conversion":
+            value = _not_u32(operands)
+            if value is not None:
+                return f"'{origin.name}': {value} is not a u32"
+            return f"'{origin.name}': an operand is not a u32"
+        case "operator" if kind == "DivisionByZero":
+            return f"'{origin.name}': division by zero"
+    return fallback
+
+
+def operand_count(origin: Origin | None) -> int:
+    """How many stack words a message about `origin` quotes."""
+    if origin is None:
+        return 0
+    if origin.construct == "operator" and origin.name in ("<", "&", "^", "/%"):
+        return 2
+    if origin.construct == "builtin":
+        from compiler.builtins import BUILTINS
+        from compiler.check.types import width
+
+        quoted = ("assert_eq", "assert_digest", "as_u32", "log2", "pow", "popcount")
+        if origin.builtin in quoted:
+            return sum(width(param) for param in BUILTINS[origin.builtin].params)
+    return 0
+
+
+# --- the VM ------------------------------------------------------------------------------------
+
+Rerun = Callable[[int], object]  # cycles -> the run record of the same run stopped there
+
+
+def vm_failure(program, error, rerun: Rerun | None = None) -> RunFailure:
+    """The failure a `vm.interp.VMError` of `program` is in the language's terms;
+    `rerun`, when given, reads the failing construct's operands."""
+    where = f"at ip {error.ip} ('{error.instruction}'), cycle {error.cycle}"
+    origin = origin_at(program, error.ip)
+    operands = None
+    count = operand_count(origin)
+    if count and rerun is not None and error.kind != "StepLimitExceeded":
+        operands = _operands(program, error, count, rerun)
+    message = describe(error.kind, origin, operands, error.message)
+    return RunFailure(error.kind, message, origin, where)
+
+
+def _operands(program, error, count: int, rerun: Rerun):
+    back = construct_start(program, error.ip)
+    cycles = error.cycle - back
+    if cycles < 1:
+        return None
+    record = rerun(cycles)
+    start = program.addresses[program.op_index[error.ip] - back]
+    stopped = record.error
+    if stopped is None or stopped.kind != "StepLimitExceeded" or stopped.ip != start:
+        return None
+    if len(record.stack) < count:
+        return None
+    return tuple(record.stack[-count:])
+
+
+# --- rendering -----------------------------------------------------------------------------------
+
+
+def render(failure: RunFailure, color: bool = False) -> str:
+    """`file:line:col: error[KIND]: message`, the source line with a caret under the
+    construct (its first line), and where the VM stopped; without an origin, one line."""
+    from compiler.diagnostics import Diagnostic
+    from compiler.diagnostics import render as render_diagnostic
+
+    if failure.origin is None:
+        text = f"error: {failure.kind}"
+        if failure.where:
+            text += f" {failure.where}"
+        return f"{text}: {failure.message}"
+    origin = failure.origin
+    source = _read(origin.path)
+    span = _first_line(origin.span, source)
+    diagnostic = Diagnostic("error", failure.kind, failure.message, origin.path, span)
+    text = render_diagnostic(diagnostic, source, color)
+    if failure.where:
+        gutter = " " * len(str(span.line))
+        text += f"\n {gutter} = note: the VM stopped {failure.where}"
+    return text
+
+
+def _first_line(span, source: str | None):
+    """A span that covers more than one line, cut to the end of its first (less a `{`)."""
+    if span.end_line == span.line or source is None:
+        return span
+    lines = source.splitlines()
+    if not 1 <= span.line <= len(lines):
+        return span
+    text = lines[span.line - 1].rstrip()
+    if text.endswith("{"):
+        text = text[:-1].rstrip()
+    return type(span)(span.line, span.column, span.line, max(len(text), span.column))
+
+
+def _read(path: str) -> str | None:
+    try:
+        with open(path, encoding="utf-8") as file:
+            return file.read()
+    except (OSError, UnicodeDecodeError):
+        return None

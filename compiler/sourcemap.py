@@ -1,0 +1,131 @@
+"""Source maps: the source construct every emitted instruction came from.
+
+An `Origin` names a construct of the source: its file and span, what kind of construct
+it is (`construct`) and the name the user wrote (`name`: `assert.eq`, `<`, a loop's
+bound), and for a builtin call the builtin it resolves to.  It travels with the code:
+
+* the TIR builder keeps a current origin (`compiler.tir.stack.Stack.origin`), set while
+  it compiles each statement and expression, and stamps it on every op it emits;
+* lowering copies an op's origin onto each instruction the op becomes
+  (`compiler.lower.asm.Instr.origin`); a block lowerer that does not set origins gets its
+  block's (`stamp_block`);
+* the peephole engine gives each instruction a rewrite produces the origin of the first
+  instruction of the matched pattern with the same name, else the pattern's first origin
+  (`compiler.optimize.engine.rewrite`): an `assert` stays where its `assert` was, and a
+  folded sequence stays with the construct it started;
+* the linker keeps the order of instructions, which is the assembled program's, so
+  `program_origins(asm)` is one entry per instruction of the program (None for the entry
+  stub and `asm` blocks), stored as `vm.tasm.Program.source_map`.
+
+`origin_at(program, ip)` reads the table; compiler.failures turns a failure there into a
+message in the language's terms.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from compiler.syntax import ast
+from compiler.syntax.ast import Span
+from vm.isa import CONTROL
+
+
+@dataclass(frozen=True)
+class Origin:
+    path: str
+    span: Span
+    construct: str  # "builtin", "call", "operator", "bounded", "index", "match", "statement", ...
+    name: str = ""  # as written: the callee, the operator, the bound, the array type
+    builtin: str = ""  # for construct "builtin": the builtin's name (compiler.builtins)
+
+    def as_json(self) -> dict:
+        return {
+            "file": self.path,
+            "line": self.span.line,
+            "column": self.span.column,
+            "end_line": self.span.end_line,
+            "end_column": self.span.end_column,
+        }
+
+    @property
+    def where(self) -> str:
+        return f"{self.path}:{self.span.line}:{self.span.column}"
+
+
+def origin_of(instance, node) -> Origin:
+    """The construct `node` (a statement or expression of the function `instance`) is."""
+    path, span = instance.path, node.span
+    match node:
+        case ast.Call():
+            target = instance.calls.get(node)
+            builtin = getattr(target, "name", None) if not isinstance(target, str) else None
+            if builtin is not None:
+                return Origin(path, span, "builtin", node.callee, builtin)
+            return Origin(path, span, "call", node.callee)
+        case ast.Binary():
+            return Origin(path, span, "operator", node.operator)
+        case ast.Index():
+            return Origin(path, span, "index", str(instance.types.get(node.base, "")))
+        case ast.For():
+            if node.bound is None:
+                return Origin(path, span, "loop")
+            return Origin(path, span, "bounded", str(node.bound))
+    return Origin(path, span, type(node).__name__.lower())
+
+
+def program_origins(asm, module: str | None = None) -> tuple:
+    """One origin per instruction of the linked program (compiler.lower.link), in order."""
+    from compiler.lower.asm import Instr
+    from compiler.lower.link import linked_items
+
+    return tuple(item.origin for item in linked_items(asm, module) if isinstance(item, Instr))
+
+
+def stamp_block(instructions: list, block) -> list:
+    """A lowered block's instructions, each with an origin: one its lowerer left without
+    takes that of the block's first op whose TASM has the same instruction, else that of
+    the block's first op with an origin (a lowerer that is not the classical one)."""
+    if all(instruction.origin is not None for instruction in instructions):
+        return instructions
+    from compiler.tir.ops import tasm_of
+
+    by_name: dict = {}
+    for op in block.ops:
+        if op.origin is not None:
+            for mnemonic, _ in tasm_of(op):
+                by_name.setdefault(mnemonic, op.origin)
+    first = next((op.origin for op in block.ops if op.origin is not None), None)
+    return [
+        instruction
+        if instruction.origin is not None
+        else replace(instruction, origin=by_name.get(instruction.name, first))
+        for instruction in instructions
+    ]
+
+
+def origin_at(program, ip: int) -> Origin | None:
+    """The origin of the instruction at word address `ip` of an assembled program."""
+    table = getattr(program, "source_map", ())
+    index = program.op_index.get(ip)
+    if not table or index is None or index >= len(table):
+        return None
+    return table[index]
+
+
+def construct_start(program, ip: int) -> int:
+    """How many instructions before the one at `ip` the construct it belongs to started:
+    the run of instructions with the same origin that ends there, without crossing a
+    label (a jump target) or a control instruction."""
+    table = getattr(program, "source_map", ())
+    index = program.op_index.get(ip)
+    if not table or index is None:
+        return 0
+    origin = table[index]
+    targets = {address for _, address in program.labels}
+    back = 0
+    while index - back - 1 >= 0 and program.addresses[index - back] not in targets:
+        previous = index - back - 1
+        if table[previous] != origin or program.ops[previous].instruction.name in CONTROL:
+            break
+        back += 1
+    return back

@@ -1,0 +1,47 @@
+"""Habits from Rust get a message and a hint of their own, not a bare parse error
+(issue 14, problem 6); `-` and `/` keep theirs."""
+
+import pytest
+from cli_helpers import tri
+
+# (the statements after `let x: Field = pub_read()`, the code, message, a word of the hint)
+CASES = [
+    ("pub_write(x);", "E0001", "a statement needs no ';'", "drop it"),
+    ("pub_write(x); // done", "E0001", "a statement needs no ';'", "drop it"),
+    ("if x != 1 {\n    }", "E0002", "there is no '!=' operator", "(a == b) == false"),
+    ("let c: Bool = x > 1", "E0001", "there is no '>' operator", "b < a"),
+    ("let c: Bool = x <= 1", "E0001", "there is no '<=' operator", "(b < a) == false"),
+    ("let c: Bool = x >= 1", "E0001", "there is no '>=' operator", "(a < b) == false"),
+    ("let c: Bool = x == 1 && x == 2", "E0001", "there is no '&&' operator", "if b"),
+    ("let c: Bool = x == 1 || x == 2", "E0002", "there is no '||' operator", "else if b"),
+    ("let c: Field = x % 2", "E0002", "there is no '%' operator", "/%"),
+    ("while x == 1 {\n    }", "E0001", "there is no 'while' loop", "bounded"),
+    ("loop {\n    }", "E0001", "there is no 'loop'", "bounded"),
+    ("/* a comment */", "E0002", "there are no block comments", "//"),
+    (
+        "let t: (Field, Field) = (x, x)\n    pub_write(t.0)",
+        "E0001",
+        "tuples have no numbered fields",
+        "let (a, b)",
+    ),
+    ("let a: [Field; 3] = [0; 3]", "E0001", "there is no [value; N] array literal", "element"),
+    ("if !(x == 1) {\n    }", "E0002", "there is no '!' operator", "c == false"),
+    ("let mut y: Field = 0\n    y += 1", "E0001", "there are no compound assignments", "x + e"),
+    ("let y: Field = x >> 1", "E0001", "there are no shift operators", "pow(2, n)"),
+    ("let y: Field = x - 1", "E0003", "there is no '-' operator", "sub(a, b)"),
+    ("let y: Field = x / 2", "E0004", "there is no '/' operator", "/%"),
+]
+
+
+@pytest.mark.parametrize("statements, code, message, hint", CASES, ids=[c[2] for c in CASES])
+def test_a_rust_habit_gets_a_hint(tmp_path, capsys, statements, code, message, hint):
+    path = tmp_path / "habit.tri"
+    path.write_text(
+        f"program habit\n\nfn main() {{\n    let x: Field = pub_read()\n    {statements}\n}}\n"
+    )
+    exit_code, _, err = tri(capsys, "check", path)
+    headline, *rest = err.splitlines()
+    assert exit_code == 1
+    assert f": error[{code}]: {message}" in headline
+    hints = [line for line in rest if "= hint:" in line]
+    assert hints and hint in hints[0]

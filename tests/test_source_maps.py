@@ -1,0 +1,145 @@
+"""Source maps: every instruction that can fail knows the source construct it came from, at
+every level, and run failures are reported there in the language's terms -- on the
+interpreter, the JIT and the reference evaluator alike (issue 14, problem 1)."""
+
+import json
+from pathlib import Path
+
+import pytest
+from cli_helpers import tri
+
+from compiler.levels import LEVELS
+from compiler.pipeline import Options, check_source, compile_program
+from compiler.sourcemap import origin_at
+from compiler.tir.ops import FAILS, instruction_effects
+
+PROGRAMS = Path(__file__).parent / "programs" / "valid"
+
+CHECKED = """program checked
+
+use vm.io.io
+use vm.core.assert
+use vm.core.convert
+
+fn main() {
+    let n: Field = io.read()
+    let small: U32 = convert.as_u32(io.read())
+    assert.eq(io.read(), 3)
+    let mut total: Field = 0
+    for i in 0..n bounded 8 {
+        total = total + convert.as_field(i)
+    }
+    let values: [Field; 3] = [1, 2, 3]
+    io.write(values[small])
+    io.write(total)
+}
+"""
+
+# (inputs, the construct's line and column, the message, the evaluator's kind)
+FAILURES = [
+    ("0,0,4", (10, 5), "assert.eq failed: 4 != 3", "AssertionFailed"),
+    ("0,4294967296", (9, 22), "convert.as_u32: 4294967296 is not a u32", "FailedU32Conversion"),
+    ("0,7,3", (16, 14), "index out of bounds for [Field; 3]", "IndexOutOfBounds"),
+]
+
+
+@pytest.mark.parametrize("level", sorted(LEVELS))
+@pytest.mark.parametrize("path", sorted(PROGRAMS.glob("*.tri"))[:25], ids=lambda p: p.stem)
+def test_every_instruction_that_can_fail_has_its_source_line(path, level):
+    checked = check_source(path, Options())
+    program = compile_program(checked, level).program
+    assert len(program.source_map) == len(program.ops)
+    for op, address in zip(program.ops, program.addresses, strict=True):
+        if FAILS not in instruction_effects(op.instruction.name):
+            continue
+        origin = origin_at(program, address)
+        assert origin is not None, f"{op.text} at {address} has no origin"
+        lines = Path(origin.path).read_text().splitlines()
+        assert 1 <= origin.span.line <= len(lines)
+
+
+@pytest.mark.parametrize("level", sorted(LEVELS))
+def test_a_rewritten_instruction_keeps_its_construct(tmp_path, level):
+    path = tmp_path / "checked.tri"
+    path.write_text(CHECKED)
+    program = compile_program(check_source(path), level).program
+    found = {}
+    for op, address in zip(program.ops, program.addresses, strict=True):
+        origin = origin_at(program, address)
+        if origin is not None and FAILS in instruction_effects(op.instruction.name):
+            found.setdefault((origin.span.line, origin.construct), []).append(op.text)
+    # as_u32 is `split ... assert` at -O0 and `dup 0 pop_count pop 2` after the peephole
+    assert ("assert" in found[(9, "builtin")]) == (level == 0)
+    assert ("pop_count" in found[(9, "builtin")]) == (level > 0)
+    assert found[(10, "builtin")] == ["read_io 1", "assert"]  # io.read, assert.eq
+    assert "assert" in found[(12, "bounded")]  # the loop's bound check
+    assert "assert" in found[(16, "index")]
+
+
+def _write(tmp_path) -> Path:
+    path = tmp_path / "checked.tri"
+    path.write_text(CHECKED)
+    return path
+
+
+@pytest.mark.parametrize("engine", ["interp", "jit", "reference"])
+@pytest.mark.parametrize("inputs, place, message, kind", FAILURES)
+def test_failures_name_the_source_line_in_language_terms(
+    tmp_path, capsys, engine, inputs, place, message, kind
+):
+    path = _write(tmp_path)
+    mode = ["--reference"] if engine == "reference" else ["--engine", engine]
+    code, out, err = tri(capsys, "run", path, "--input", inputs, *mode)
+    line, column = place
+    assert code == 1
+    headline, source, caret = err.splitlines()[:3]
+    shown_kind = kind if engine == "reference" else headline.split("[")[1].split("]")[0]
+    assert headline == f"{path}:{line}:{column}: error[{shown_kind}]: {message}"
+    assert source == f" {line} | {CHECKED.splitlines()[line - 1]}"
+    assert caret.index("^") == source.index("|") + 1 + column
+    if engine != "reference":
+        assert "= note: the VM stopped at ip " in err
+
+
+@pytest.mark.parametrize("level", ["-O0", "-O1"])
+@pytest.mark.parametrize("engine", ["interp", "jit", "reference"])
+def test_a_bounded_overrun_is_reported_at_its_loop(tmp_path, capsys, level, engine):
+    path = _write(tmp_path)
+    mode = ["--reference"] if engine == "reference" else ["--engine", engine, level]
+    code, _, err = tri(capsys, "run", path, "--input", "9,0,3", *mode)
+    assert code == 1
+    assert f"{path}:12:5: error[" in err
+    assert "]: bounded loop ran past 8 iterations" in err
+    assert "    for i in 0..n bounded 8 {" in err
+
+
+def test_json_errors_carry_the_location(tmp_path, capsys):
+    path = _write(tmp_path)
+    code, out, _ = tri(capsys, "run", path, "--input", "0,0,4", "--json")
+    location = json.loads(out)["error"]["location"]
+    assert code == 1
+    assert location == {
+        "file": str(path),
+        "line": 10,
+        "column": 5,
+        "end_line": 10,
+        "end_column": 27,
+        "message": "assert.eq failed: 4 != 3",
+    }
+    code, out, _ = tri(capsys, "run", path, "--input", "0,0,4", "--json", "--reference")
+    assert json.loads(out)["error"]["location"] == location
+
+
+def test_tri_test_says_which_assert_fired(tmp_path, capsys):
+    path = tmp_path / "tested.tri"
+    path.write_text(
+        "module tested\n\nuse vm.core.assert\n\n#[test]\nfn two_checks() {\n"
+        "    assert.eq(1, 1)\n    assert.eq(2 + 2, 5)\n}\n"
+    )
+    code, out, _ = tri(capsys, "test", path)
+    assert code == 1
+    assert f"FAIL {path}::two_checks: {path}:8:5: assert.eq failed: 4 != 5" in out
+    assert " 8 |     assert.eq(2 + 2, 5)" in out
+    code, out, _ = tri(capsys, "test", path, "--json")
+    (entry,) = json.loads(out)["tests"]
+    assert entry["location"]["line"] == 8 and entry["error"].startswith("AssertionFailed")

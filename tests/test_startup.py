@@ -1,0 +1,100 @@
+"""Start-up (issue 14, problem 13): a command loads only the modules it uses -- `tri
+--version` none of the compiler, the VM or a library -- and Ctrl-C stops a run in native
+code (the JIT) at once instead of when the native code next returns to Python.
+
+Timings are not asserted (they are measured by hand: see the issue's report); what is
+asserted is which modules a command imports, and that an interrupted native run ends.
+"""
+
+import json
+import os
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import vm.jit
+
+ROOT = Path(__file__).resolve().parents[1]
+HEAVY = ("numpy", "numba", "llvmlite", "lark", "rich", "pygments", "compiler", "vm")
+
+
+def _imported(*arguments: str) -> set[str]:
+    """The top-level packages `tri ARGUMENTS` has imported when it exits, from a fresh
+    interpreter."""
+    script = (
+        "import json, sys\n"
+        "from tri.cli import main\n"
+        "try:\n"
+        f"    main({list(arguments)!r})\n"
+        "except SystemExit:\n"
+        "    pass\n"
+        "print(json.dumps(sorted({name.split('.')[0] for name in sys.modules})))\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=True,
+    )
+    return set(json.loads(done.stdout.splitlines()[-1]))
+
+
+def test_version_and_help_load_no_command():
+    for arguments in (["--version"], ["--help"]):
+        loaded = _imported(*arguments)
+        assert not loaded & set(HEAVY), loaded & set(HEAVY)
+
+
+def test_a_command_loads_what_it_uses_only():
+    loaded = _imported("fmt", "--check", "stdlib/math/arith.tri")
+    assert "lark" in loaded  # it parses
+    assert not loaded & {"numpy", "numba", "llvmlite", "rich", "pygments"}
+
+
+LOOP = "        push 0\n        call forever\nforever: push 1 add\n        recurse\n"
+MARK = "native code started"
+# Runs `tri` with the JIT's native entry wrapped to say when native code starts.
+INTERRUPTED = f"""
+import sys
+from vm.jit import runtime
+from tri.cli import main
+
+native = runtime.run
+
+def announced(*arguments, **options):
+    print({MARK!r}, file=sys.stderr, flush=True)
+    return native(*arguments, **options)
+
+runtime.run = announced
+sys.exit(main(sys.argv[1:]))
+"""
+
+
+@pytest.mark.skipif(not vm.jit.available(), reason="the JIT needs llvmlite")
+def test_ctrl_c_stops_a_native_run(tmp_path):
+    program = tmp_path / "forever.tasm"
+    program.write_text(LOOP)
+    child = subprocess.Popen(
+        [sys.executable, "-c", INTERRUPTED, "run", str(program), "--engine", "jit"]
+        + ["--max-steps", str(2**62)],
+        stderr=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+        cwd=ROOT,
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+    )
+    try:
+        assert child.stderr.readline().strip() == MARK
+        child.send_signal(signal.SIGINT)
+        # 2^62 steps run for years: only the interrupt ends the run within the minute
+        _, errors = child.communicate(timeout=60)
+    finally:
+        child.kill()
+        child.wait()
+    assert child.returncode == 130 and "interrupted" in errors
+    assert "Traceback" not in errors
