@@ -13,12 +13,12 @@ import os
 import sys
 
 from tri import __version__
-from tri.commands import bench, build, check, cost, equiv, fmt, run, test, view
+from tri.commands import bench, build, check, cost, equiv, fmt, run, superopt, test, view
 from tri.commands.common import EXIT_OK, EXIT_USAGE, UsageError
 
 # Each command module has `register(subparsers)`, which adds its parsers and sets
 # `handler` to a function from parsed arguments to an exit code.
-COMMAND_MODULES = (run, cost, check, test, view, fmt, equiv, build, bench)
+COMMAND_MODULES = (run, cost, check, test, view, fmt, equiv, build, bench, superopt)
 
 VALUE_OPTIONS = frozenset({"--input", "--secret", "--digest", "--ram"})
 
