@@ -6,6 +6,7 @@
   also run on the interpreter from random and edge entry stacks (16 words and deeper),
   with the same result (both fail, or the same exit stack).
 * Enumerating up to length 2 gives exactly the committed rules of length <= 2.
+* A known rule is in the database and rewrites a block at -O2.
 """
 
 from __future__ import annotations
@@ -15,8 +16,10 @@ import random
 
 import pytest
 
+from compiler.lower.blocks import Block, Contract
 from compiler.optimize.engine import rewrite
 from compiler.optimize.rules import TASM_RULES
+from compiler.search.lowerer import SearchLowerer, o2_rules
 from compiler.superopt import database
 from compiler.superopt.enumerate import cost, u32_uses
 from compiler.superopt.generate import generate, prove
@@ -110,3 +113,17 @@ def test_a_sample_of_rules_is_proven_by_the_checker_and_runs_the_same_on_the_int
 def test_enumerating_to_length_two_gives_the_committed_short_rules():
     short = [rule for rule in DATABASE.rules if rule["pattern"].count(";") < 2]
     assert [rule.as_json() for rule in generate(2).rules] == short
+
+
+def test_a_known_rule_is_present_and_rewrites_a_block_at_o2():
+    known = {(rule.pattern, rule.replacement) for rule in RULES}
+    assert ("swap 1; swap 2", "pick 2") in known
+    baseline = [("dup", 3), ("swap", 1), ("swap", 2), ("add", None)]
+    assert rewrite(baseline, TASM_RULES)[0] == baseline  # the hand rules leave it alone
+    rewritten = [("dup", 3), ("pick", 2), ("add", None)]
+    assert rewrite(baseline, o2_rules())[0] == rewritten
+    lowerer = SearchLowerer()
+    contract = Contract(entry_depth=4, exit_depth=4, exit_layout=(None,) * 4, effects=())
+    chosen = lowerer.choose(Block((), contract), baseline)
+    assert lowerer.funnel.superopt == 1 and lowerer.funnel.applied == 1
+    assert cost(chosen) <= cost(rewritten) < cost(baseline)
