@@ -89,7 +89,9 @@ def _search(outputs: dict) -> dict[str, list[str]]:
     if funnel is None:
         return {}
     line = (
-        f"{funnel.blocks} blocks, {funnel.searched} searched, {funnel.optimal} proven optimal, "
+        f"{funnel.blocks} blocks, {funnel.searched} searched, "
+        f"{funnel.superopt} changed by the superoptimizer's rules, "
+        f"{funnel.optimal} proven optimal, "
         f"{funnel.verified} verified, {funnel.cheaper} strictly cheaper, "
         f"{funnel.applied} applied ({funnel.instructions_before} -> "
         f"{funnel.instructions_after} instructions), {funnel.seconds:.2f} s"

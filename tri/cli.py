@@ -30,6 +30,7 @@ COMMANDS = {
     "equiv": ("equiv", "check that two straight-line TASM blocks mean the same, failures included"),
     "build": ("build", "compile a .tri program (or a module's public functions) to TASM"),
     "bench": ("bench", "compare the compiled stdlib with the hand-written baselines"),
+    "superopt": ("superopt", "regenerate the proven superoptimizer rule database"),
     "new": ("new", "make a directory NAME with a project in it"),
     "init": ("new", "make a project of an existing directory"),
 }

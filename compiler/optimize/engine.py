@@ -133,14 +133,35 @@ def replacement(rule: Rule, bindings: dict) -> list[tuple]:
     return result
 
 
+_INDEXES: dict[int, tuple] = {}  # id of a rule tuple -> (the tuple, its rules by first name)
+
+
+def _by_first_name(rules) -> dict[str, list[Rule]]:
+    """The rules whose pattern starts with each instruction name, in their order.
+
+    Only rules starting with an item's name can match there, so trying just those, in
+    the table's order, picks the same rule as trying all.  Kept per tuple of rules.
+    """
+    known = _INDEXES.get(id(rules))
+    if known is not None and known[0] is rules:
+        return known[1]
+    index: dict[str, list[Rule]] = {}
+    for rule in rules:
+        index.setdefault(rule.parsed_pattern[0][0], []).append(rule)
+    if isinstance(rules, tuple):
+        _INDEXES[id(rules)] = (rules, index)
+    return index
+
+
 def rewrite(items: list[tuple], rules) -> tuple[list[tuple], int]:
     """Apply `rules` to a run of (name, arg) pairs until none applies; (result, rewrites)."""
     items = list(items)
     count = 0
     longest = max((len(rule.parsed_pattern) for rule in rules), default=1)
+    index = _by_first_name(rules)
     position = 0
     while position < len(items):
-        for rule in rules:
+        for rule in index.get(items[position][0], ()):
             bindings = match(rule, items, position)
             if bindings is not None:
                 length = len(rule.parsed_pattern)

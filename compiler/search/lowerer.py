@@ -7,21 +7,24 @@ Output: each block's TASM (`lower_block`), and a `Funnel` that counts what happe
 equivalent, strictly cheaper, applied.
 
 For each block: the classical lowering with the TASM peephole rules applied is the
-baseline (what `-O1` makes of the block); the search (compiler.search.windows) looks
-for a cheaper schedule of its DAG; the candidate is checked against the baseline with
-the block's contract as assumptions (don't-care exit slots, u32 entry slots, the
-entry length: `Contract.assumptions()`), and used only if the checker answers
-`equivalent` and it is no costlier in any of the static figures the block adds to a
-run (instructions = processor and jump-stack rows, op-stack rows, program words) and
-cheaper in at least one -- so whatever the execution counts, no table the block
-feeds grows.  `unknown` and `different` keep the baseline (a `different` would be a
-bug in the search and is counted apart).
+baseline (what `-O1` makes of the block); the superoptimizer's proven rules
+(compiler.superopt.database, applied with the hand rules, which go first) rewrite
+it, and the search (compiler.search.windows) looks for a cheaper schedule of the
+result; the candidate is checked against the baseline with the block's contract as
+assumptions (don't-care exit slots, u32 entry slots, the entry length:
+`Contract.assumptions()`), and used only if the checker answers `equivalent` and it
+is no costlier in any of the static figures the block adds to a run (instructions =
+processor and jump-stack rows, op-stack rows, program words) and cheaper in at least
+one -- so whatever the execution counts, no table the block feeds grows.  `unknown`
+and `different` keep the baseline (a `different` would be a bug in the search and is
+counted apart).
 """
 
 from __future__ import annotations
 
 import time
 from dataclasses import dataclass, field
+from functools import cache
 
 from compiler.lower.asm import Instr
 from compiler.lower.blocks import Block
@@ -31,6 +34,7 @@ from compiler.optimize.rules import TASM_RULES
 from compiler.search.dag import DagError, build_dag
 from compiler.search.schedule import ScheduleError, cost, search_schedule
 from compiler.search.windows import windowed_schedule
+from compiler.superopt import database
 from compiler.verify import check_equivalent
 from vm.cost import static_cost
 from vm.isa import instruction_set
@@ -55,6 +59,7 @@ class Funnel:
     applied: int = 0  # used in the output
     unknown: int = 0  # the checker could not decide (the baseline is kept)
     different: int = 0  # the checker refuted the candidate: a search bug, counted apart
+    superopt: int = 0  # blocks the superoptimizer's rules changed before the search
     instructions_before: int = 0  # of the searched blocks, baseline ...
     instructions_after: int = 0  # ... and what was emitted
     expanded: int = 0  # search states expanded
@@ -64,7 +69,8 @@ class Funnel:
     def add(self, other: Funnel) -> None:
         for name in (
             "blocks", "searched", "optimal", "candidates", "verified", "cheaper", "applied",
-            "unknown", "different", "instructions_before", "instructions_after", "expanded",
+            "unknown", "different", "superopt", "instructions_before", "instructions_after",
+            "expanded",
         ):  # fmt: skip
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.seconds += other.seconds
@@ -72,6 +78,12 @@ class Funnel:
             mine = self.by_size.setdefault(size, [0, 0, 0])
             for position, count in enumerate(counts):
                 mine[position] += count
+
+
+@cache
+def o2_rules() -> tuple:
+    """The hand TASM rules, then the superoptimizer's (compiler.superopt.database)."""
+    return TASM_RULES + database.rules()
 
 
 def _figures(instructions) -> tuple[int, int, int]:
@@ -119,7 +131,9 @@ class SearchLowerer:
         sizes = funnel.by_size.setdefault(min(len(baseline), 20), [0, 0, 0])
         sizes[0] += 1
         contract = block.contract
-        schedule, optimal = self.search(baseline, contract.dont_care)
+        start = rewrite(baseline, o2_rules())[0]
+        funnel.superopt += start != baseline
+        schedule, optimal = self.search(start, contract.dont_care)
         funnel.instructions_before += len(baseline)
         chosen = baseline
         if schedule != baseline:
