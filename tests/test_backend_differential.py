@@ -243,16 +243,22 @@ def public_functions():
 def test_stdlib_function_matches_the_evaluator(path, key):
     checked, result = compiled_module(path)
     assert check_program(result.tir) == []
+    problems = function_problems(checked, result.text, key, RANDOM_CASES)
+    assert not problems, "\n".join(problems[:5])
+
+
+def function_problems(checked, module_text: str, key: str, count: int) -> list[str]:
+    """Calls of the function `key` in the built module on edge arguments, then random ones
+    up to `count`, where the VM and the evaluator disagree."""
     instance = checked.instances[key]
     label = "__" + key[len(key) - len(instance.function.name) :]
     types = [t for _, t in instance.params]
     rng = random.Random(key)
     tuples = [[edge_value(t, value) for t in types] for value in EDGES]
-    while len(tuples) < RANDOM_CASES:
+    while len(tuples) < count:
         tuples.append([random_value(t, rng) for t in types])
-    problems = [
+    return [
         problem
         for arguments in tuples
-        if (problem := compare_call(checked, result.text, key, label, arguments, rng)) is not None
+        if (problem := compare_call(checked, module_text, key, label, arguments, rng)) is not None
     ]
-    assert not problems, "\n".join(problems[:5])

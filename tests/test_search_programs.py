@@ -21,14 +21,11 @@ from functools import cache
 import pytest
 from corpus import expectations
 from test_backend_differential import (
-    EDGES,
     PROGRAM_PATHS,
-    compare_call,
     compare_program,
-    edge_value,
+    function_problems,
     inputs_for,
     public_functions,
-    random_value,
     run_vm,
 )
 
@@ -113,16 +110,5 @@ def module_at_o2(path):
 )
 def test_stdlib_function_at_o2_matches_the_evaluator(path, key):
     checked, result = module_at_o2(path)
-    instance = checked.instances[key]
-    label = "__" + key[len(key) - len(instance.function.name) :]
-    types = [kind for _, kind in instance.params]
-    rng = random.Random(key)
-    arguments = [[edge_value(kind, value) for kind in types] for value in EDGES]
-    while len(arguments) < RANDOM_CASES:
-        arguments.append([random_value(kind, rng) for kind in types])
-    problems = [
-        problem
-        for values in arguments
-        if (problem := compare_call(checked, result.text, key, label, values, rng)) is not None
-    ]
+    problems = function_problems(checked, result.text, key, RANDOM_CASES)
     assert not problems, "\n".join(problems[:5])
