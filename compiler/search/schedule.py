@@ -176,7 +176,7 @@ class _Phase:
     chained: int | None  # the next chained node to run
 
 
-class _Problem:
+class Problem:
     """The DAG in the shape the search reads: who uses each value, the needed nodes."""
 
     def __init__(self, dag: Dag):
@@ -420,7 +420,7 @@ def search_schedule(dag: Dag, budget: int = 20_000, bound: tuple[int, int] | Non
     only strictly cheaper schedules are looked for: every state whose estimate reaches
     the bound is dropped, and a search that runs out of states has proven that nothing
     cheaper than the bound exists (`optimal` with no instructions)."""
-    problem = _Problem(dag)
+    problem = Problem(dag)
     start = problem.forget(tuple(range(dag.entry - 1, -1, -1)), 0)
     counter = 0
     estimate = problem.estimate(start, 0)
