@@ -53,8 +53,9 @@ def neg(builder: ir.IRBuilder, a):
     return sub(builder, constant(0), a)
 
 
-def reduce128(builder: ir.IRBuilder, high, low):
-    """(high * 2^64 + low) mod p for any 64-bit high and low (vm.field_kernels.reduce128)."""
+def reduce128_partial(builder: ir.IRBuilder, high, low):
+    """(high * 2^64 + low) mod p, below 2^64 but not necessarily canonical (it may still
+    be at least p): `reduce128` without its final subtraction, for sums that reduce later."""
     high_top = builder.lshr(high, constant(32))
     high_bottom = builder.and_(high, constant(EPSILON))
     result = builder.sub(low, high_top)
@@ -63,7 +64,12 @@ def reduce128(builder: ir.IRBuilder, high, low):
     product = builder.mul(high_bottom, constant(EPSILON))
     total = builder.add(result, product)
     carried = builder.icmp_unsigned("<", total, product)
-    total = builder.select(carried, builder.add(total, constant(EPSILON)), total)
+    return builder.select(carried, builder.add(total, constant(EPSILON)), total)
+
+
+def reduce128(builder: ir.IRBuilder, high, low):
+    """(high * 2^64 + low) mod p for any 64-bit high and low (vm.field_kernels.reduce128)."""
+    total = reduce128_partial(builder, high, low)
     too_big = builder.icmp_unsigned(">=", total, constant(P))
     return builder.select(too_big, builder.sub(total, constant(P)), total)
 

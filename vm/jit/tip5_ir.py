@@ -27,7 +27,7 @@ from llvmlite import ir
 
 from vm import tip5
 from vm.field import P
-from vm.jit.arith import EPSILON, I8, I32, I64, I64_POINTER, constant, mul
+from vm.jit.arith import EPSILON, I8, I32, I64, I64_POINTER, constant, mul, reduce128_partial
 
 STATE_SIZE = tip5.STATE_SIZE
 LOOKUP_LANES = tip5.NUMBER_OF_SPLIT_AND_LOOKUP_LANES
@@ -55,20 +55,10 @@ def _global_array(module: ir.Module, name: str, element, values) -> ir.GlobalVar
 
 
 def _partial_mul(builder: ir.IRBuilder, a, b):
-    """a * b mod p for any 64-bit a, b, below 2^64 but not necessarily canonical: the
-    reduction of `vm.jit.arith.reduce128` without its final subtraction of p."""
+    """a * b mod p for any 64-bit a, b, below 2^64 but not necessarily canonical."""
     product = builder.mul(builder.zext(a, ir.IntType(128)), builder.zext(b, ir.IntType(128)))
     high = builder.trunc(builder.lshr(product, ir.Constant(ir.IntType(128), 64)), I64)
-    low = builder.trunc(product, I64)
-    high_top = builder.lshr(high, constant(32))
-    high_bottom = builder.and_(high, constant(EPSILON))
-    result = builder.sub(low, high_top)
-    borrowed = builder.icmp_unsigned("<", low, high_top)
-    result = builder.select(borrowed, builder.sub(result, constant(EPSILON)), result)
-    product = builder.mul(high_bottom, constant(EPSILON))
-    total = builder.add(result, product)
-    carried = builder.icmp_unsigned("<", total, product)
-    return builder.select(carried, builder.add(total, constant(EPSILON)), total)
+    return reduce128_partial(builder, high, builder.trunc(product, I64))
 
 
 def _mark(builder: ir.IRBuilder, cascade, montgomery) -> None:
