@@ -42,39 +42,22 @@ def add_run_options(parser: argparse.ArgumentParser, reference: bool = True) -> 
         "(default: the project's entry)",
     )
     inputs = "repeatable, in order; @FILE (@- for stdin) reads whitespace- or comma-separated words"
-    parser.add_argument(
-        "--input",
-        type=field_list,
-        action="append",
-        default=[],
-        metavar="1,2,3",
-        help=f"public input words ({inputs})",
+    input_options = (  # (option, parser of one value, metavar, what it gives)
+        ("--input", field_list, "1,2,3", f"public input words ({inputs})"),
+        ("--secret", field_list, "4,5", f"secret input words, read by divine ({inputs})"),
+        (
+            "--digest",
+            digests,
+            "D0,D1,D2,D3,D4",
+            "a secret digest for merkle_step, d0 first as io.read5() reads it "
+            f"({inputs}: five words per digest)",
+        ),
+        ("--ram", ram_cells, "ADDR=VAL,...", f"initial RAM cells ({inputs})"),
     )
-    parser.add_argument(
-        "--secret",
-        type=field_list,
-        action="append",
-        default=[],
-        metavar="4,5",
-        help=f"secret input words, read by divine ({inputs})",
-    )
-    parser.add_argument(
-        "--digest",
-        type=digests,
-        action="append",
-        default=[],
-        metavar="D0,D1,D2,D3,D4",
-        help="a secret digest for merkle_step, d0 first as io.read5() reads it "
-        f"({inputs}: five words per digest)",
-    )
-    parser.add_argument(
-        "--ram",
-        type=ram_cells,
-        action="append",
-        default=[],
-        metavar="ADDR=VAL,...",
-        help=f"initial RAM cells ({inputs})",
-    )
+    for option, value_type, metavar, text in input_options:
+        parser.add_argument(
+            option, type=value_type, action="append", default=[], metavar=metavar, help=text
+        )
     parser.add_argument("--isa", choices=ISAS, default="rel", help="instruction set (default: rel)")
     parser.add_argument(
         "--max-steps",
