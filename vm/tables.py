@@ -125,14 +125,26 @@ def heights(run) -> Heights:
         count = run.visits[address]
         if count:
             executed = executed + instruction_cost(op.instruction, op.argument) * count
+    return table_heights(
+        program,
+        executed,
+        cycles=run.cycles,
+        cascade=_cascade_height(program, run.permutation_inputs),
+        u32=effects.u32_table_rows(run.u32_entries),
+    )
+
+
+def table_heights(program: Program, executed, cycles: int, cascade: int, u32: int) -> Heights:
+    """The nine heights, from the program, the summed cost of the instructions executed
+    (`vm.cost`), the cycles, and the cascade and u32 rows counted elsewhere."""
     return Heights(
         program=program_height(program.length),
-        processor=run.cycles,
+        processor=cycles,
         op_stack=executed.op_stack,
         ram=executed.ram,
-        jump_stack=run.cycles,
+        jump_stack=cycles,
         hash=attestation_rows(program.length) + executed.hash,
-        cascade=_cascade_height(program, run.permutation_inputs),
+        cascade=cascade,
         lookup=LOOKUP_HEIGHT,
-        u32=effects.u32_table_rows(run.u32_entries),
+        u32=u32,
     )

@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from vm.cost import attestation_rows, program_height, static_cost
-from vm.tables import LOOKUP_HEIGHT, Heights, attestation_limbs, heights, padded_height
+from vm.cost import static_cost
+from vm.tables import Heights, attestation_limbs, heights, padded_height, table_heights
 from vm.tasm import Program
 
 
@@ -34,17 +34,8 @@ class Objective:
 def static_heights(program: Program) -> Heights:
     """The heights of a run that executes every instruction of `program` once."""
     cost = static_cost(program.ops)
-    return Heights(
-        program=program_height(program.length),
-        processor=cost.processor,
-        op_stack=cost.op_stack,
-        ram=cost.ram,
-        jump_stack=cost.jump_stack,
-        hash=attestation_rows(program.length) + cost.hash,
-        cascade=len(attestation_limbs(program.words)),
-        lookup=LOOKUP_HEIGHT,
-        u32=0,
-    )
+    cascade = len(attestation_limbs(program.words))
+    return table_heights(program, cost, cycles=cost.processor, cascade=cascade, u32=0)
 
 
 def objective(program: Program, runs=None) -> Objective:
