@@ -1,12 +1,27 @@
 """Poseidon2 over Goldilocks (compiler.neural.poseidon2): the permutation against the
-published test vectors, the sponge's padding and the byte packing."""
+published test vectors, the sponge's padding, the byte packing and the leaf tree; the
+numpy lanes (compiler.neural.poseidon2_numpy) equal to the pure-Python functions."""
 
 from __future__ import annotations
 
+import random
+
+import numpy as np
 import pytest
 
 from compiler.neural import poseidon2
-from compiler.neural.poseidon2 import P, byte_elements, hash_bytes, hash_elements, permute
+from compiler.neural.poseidon2 import (
+    LEAF_ELEMENTS,
+    P,
+    byte_elements,
+    hash_bytes,
+    hash_elements,
+    permute,
+    tree_digest,
+)
+from compiler.neural.poseidon2_numpy import add, hash_many, multiply, permute_many
+
+EDGES = [0, 1, 2, P - 1, P - 2, 2**32 - 1, 2**32, 2**32 + 1, 2**63, 2**64 - 2**32, P // 2]
 
 # Published outputs of the width-8 instance (HorizenLabs' constants, external matrix
 # circ(2·M4, M4), internal diagonal MAT_DIAG8_M_1).  Source: Plonky3/Plonky3,
@@ -87,9 +102,53 @@ def test_byte_packing_is_length_aware():
     assert len({hash_bytes(sample) for sample in samples}) == len(samples)
 
 
-def test_hash_bytes_is_hex_of_four_elements_and_deterministic():
+def test_hash_bytes_is_hex_of_the_tree_digest():
     digest = hash_bytes(b"weights")
-    assert len(digest) == 64 and int(digest, 16) >= 0
-    assert digest == hash_bytes(bytearray(b"weights"))
-    elements = hash_elements(byte_elements(b"weights"))
-    assert digest == "".join(f"{element:016x}" for element in elements)
+    assert len(digest) == 64 and digest == hash_bytes(bytearray(b"weights"))
+    elements = byte_elements(b"weights")
+    expected = hash_elements([len(elements), *hash_elements(elements)])  # one short leaf
+    assert digest == "".join(f"{element:016x}" for element in expected)
+
+
+def test_tree_digest_composes_leaf_sponges():
+    rng = random.Random(3)
+    elements = [rng.randrange(P) for _ in range(2 * LEAF_ELEMENTS + 37)] + EDGES[:4]
+    leaves = [elements[i : i + LEAF_ELEMENTS] for i in range(0, len(elements), LEAF_ELEMENTS)]
+    digests = [x for leaf in leaves for x in hash_elements(leaf)]
+    assert tree_digest(elements) == hash_elements([len(elements), *digests])
+    exact = elements[: 2 * LEAF_ELEMENTS]  # no short leaf
+    digests = [x for i in (0, LEAF_ELEMENTS) for x in hash_elements(exact[i : i + LEAF_ELEMENTS])]
+    assert tree_digest(exact) == hash_elements([len(exact), *digests])
+
+
+def lanes(count: int, seed: int) -> list[int]:
+    rng = random.Random(seed)
+    return EDGES + [rng.randrange(P) for _ in range(count)]
+
+
+def test_numpy_field_operations_equal_integers():
+    left = lanes(3000, 1)
+    right = lanes(3000, 2)[::-1]
+    a, b = np.array(left, dtype=np.uint64), np.array(right, dtype=np.uint64)
+    assert multiply(a, b).tolist() == [x * y % P for x, y in zip(left, right)]
+    assert add(a, b).tolist() == [(x + y) % P for x, y in zip(left, right)]
+    squares = np.array(EDGES, dtype=np.uint64)
+    assert multiply(squares, squares).tolist() == [x * x % P for x in EDGES]
+
+
+def test_numpy_permutation_equals_the_reference():
+    states = [given for given, _ in VECTORS.values()]
+    values = lanes(8 * 20, 4)
+    states += [values[i : i + 8] for i in range(0, 8 * 20, 8)]
+    states.append([P - 1] * 8)
+    result = permute_many(np.array(states, dtype=np.uint64).T).T.tolist()
+    assert result == [permute(state) for state in states]
+    assert result[: len(VECTORS)] == [expected for _, expected in VECTORS.values()]
+
+
+@pytest.mark.parametrize("length", [0, 1, 3, 4, 5, 8, 13])
+def test_numpy_sponge_equals_the_reference(length):
+    rng = random.Random(length)
+    rows = [[rng.choice(EDGES + [rng.randrange(P)]) for _ in range(length)] for _ in range(6)]
+    digests = hash_many(np.array(rows, dtype=np.uint64).reshape(6, length)).tolist()
+    assert digests == [list(hash_elements(row)) for row in rows]
