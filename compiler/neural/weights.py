@@ -20,8 +20,10 @@ The same tensors always give the same bytes.  `load_weights` raises `WeightsErro
 line: the path and the reason) for a missing or unreadable file, a wrong format or
 version, a truncated or overlong file, corrupt bytes (the checksum), names or shapes
 other than the model's (`expected`), and values out of bounds: every value must lie in
-[-WEIGHT_LIMIT, WEIGHT_LIMIT] (a real magnitude below 2^15: a dot product of 2^12
-terms with activations of the same bound stays below 2^62, compiler.neural.fixed).
+[-WEIGHT_LIMIT, WEIGHT_LIMIT] = [-2^24, 2^24], a real magnitude of at most 256, so that
+a dot product of fewer than 2^14 terms with activations of the same bound stays below
+2^62 (n·X·W < 2^62, compiler.neural.fixed); a model's own tighter bounds are its to
+check (`fixed.check_design`).
 
 `load_policy_weights` is what `-O3` calls: the weights, or None after a one-line
 warning on stderr, so that the build falls back to `-O2`.
@@ -42,7 +44,7 @@ from compiler.neural.poseidon2 import hash_bytes
 
 MAGIC = b"tri-weights "
 VERSION = 1
-WEIGHT_LIMIT = 1 << 31
+WEIGHT_LIMIT = 1 << 24
 _LENGTH = struct.Struct("<Q")
 _CHECKSUM_BYTES = 32
 _VALUE_BYTES = 8
