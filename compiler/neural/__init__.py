@@ -6,4 +6,9 @@ model's operations on them (dot product, matrix-vector product, layer
 normalization, the clamped polynomial GeLU, masked attention, argmax).  The
 four agree bit for bit with each other and with the language's `std.nn.fixed`
 and `std.nn.tensor` (tests/test_fixed.py, tests/test_nn_tensor.py).
+
+`poseidon2` (with `poseidon2_numpy`, its numpy lanes) is the standard width-8
+Poseidon2 over Goldilocks and a sponge on it; `weights` reads and writes the model's
+weight file, whose Poseidon2 hash is the model's identity (optimizer.md §7), and
+`identity` makes the compiler's identity from it (optimizer.md §9).
 """

@@ -18,6 +18,13 @@ processor and jump-stack rows, op-stack rows, program words) and cheaper in at l
 one -- so whatever the execution counts, no table the block feeds grows.  `unknown`
 and `different` keep the baseline (a `different` would be a bug in the search and is
 counted apart).
+
+A `DecisionCache` (compiler.search.cache; `$TRI_CACHE`, on by default) keeps each
+searched block's decision -- the emitted instructions and the block's funnel figures --
+under a key of everything it depends on.  A cached decision is re-validated as a fresh
+candidate would be (proven equivalent to the baseline, strictly cheaper, figures
+consistent with the code) before it is used, so a build from the cache emits the same
+TASM and reports the same funnel (its seconds aside) as a build without it.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ from compiler.lower.blocks import Block
 from compiler.lower.classical import CLASSICAL
 from compiler.optimize.engine import rewrite
 from compiler.optimize.rules import TASM_RULES
+from compiler.search.cache import FUNNEL_FIELDS, Decision, DecisionCache
 from compiler.search.dag import DagError, build_dag
 from compiler.search.schedule import ScheduleError, cost, search_schedule
 from compiler.search.windows import windowed_schedule
@@ -67,11 +75,7 @@ class Funnel:
     by_size: dict = field(default_factory=dict)  # instructions -> [blocks, cheaper, optimal]
 
     def add(self, other: Funnel) -> None:
-        for name in (
-            "blocks", "searched", "optimal", "candidates", "verified", "cheaper", "applied",
-            "unknown", "different", "superopt", "instructions_before", "instructions_after",
-            "expanded",
-        ):  # fmt: skip
+        for name in FUNNEL_FIELDS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.seconds += other.seconds
         for size, counts in other.by_size.items():
@@ -92,6 +96,15 @@ def _figures(instructions) -> tuple[int, int, int]:
     return cost.processor, cost.op_stack, cost.program_words
 
 
+def _strictly_cheaper(candidate, baseline) -> bool:
+    """No static figure worse, at least one better (compiler.search.cache.COST_CONTEXT)."""
+    after, before = _figures(candidate), _figures(baseline)
+    return all(a <= b for a, b in zip(after, before)) and after != before
+
+
+ENVIRONMENT = "environment"  # SearchLowerer(cache=...): the cache `$TRI_CACHE` names
+
+
 class SearchLowerer:
     """A `BlockLowerer` (compiler.lower.blocks) for `-O2`; see the module docstring."""
 
@@ -103,11 +116,22 @@ class SearchLowerer:
         budget: int = WINDOW_BUDGET,
         whole: int = WHOLE_LENGTH,
         whole_budget: int = WHOLE_BUDGET,
+        cache: DecisionCache | None | str = ENVIRONMENT,
     ):
         self.length, self.budget = length, budget
         self.whole, self.whole_budget = whole, whole_budget
         self.funnel = Funnel()
         self.instructions = instruction_set()
+        self.cache = DecisionCache.from_environment() if cache == ENVIRONMENT else cache
+
+    def settings(self) -> dict:
+        """The search settings a decision depends on (part of the cache key)."""
+        return {
+            "window_length": self.length,
+            "window_budget": self.budget,
+            "whole_length": self.whole,
+            "whole_budget": self.whole_budget,
+        }
 
     def lower_block(self, block: Block) -> list[Instr]:
         start = time.process_time()
@@ -123,17 +147,64 @@ class SearchLowerer:
         return rewrite(classical, TASM_RULES)[0]
 
     def choose(self, block: Block, baseline: list) -> list:
-        funnel = self.funnel
-        funnel.blocks += 1
+        """The block's code: from the cache when a re-validated decision is there, else
+        decided (and cached); the funnel counts the decision either way."""
         if len(baseline) < 2:
+            self.funnel.blocks += 1
             return baseline
-        funnel.searched += 1
-        sizes = funnel.by_size.setdefault(min(len(baseline), 20), [0, 0, 0])
-        sizes[0] += 1
+        key = None
+        if self.cache is not None:
+            key = self.cache.key(baseline, block.contract, self.settings())
+            cached = self.cache.get(key)
+            if cached is not None:
+                if self.revalidate(cached, baseline, block.contract):
+                    self.record(cached)
+                    return list(cached.instructions)
+                self.cache.reject()
+        decision = self.decide(block, baseline)
+        self.record(decision)
+        if key is not None:
+            self.cache.put(key, decision)
+        return list(decision.instructions)
+
+    def record(self, decision: Decision) -> None:
+        size, cheaper, optimal = decision.by_size
+        self.funnel.add(Funnel(**decision.figures, by_size={size: [1, cheaper, optimal]}))
+
+    def revalidate(self, decision: Decision, baseline: list, contract) -> bool:
+        """Whether a cached decision may be used: figures consistent with its code, and
+        code other than the baseline proven equal to it and strictly cheaper."""
+        chosen = [tuple(item) for item in decision.instructions]
+        changed = chosen != [tuple(item) for item in baseline]
+        figures = decision.figures
+        consistent = (
+            figures["blocks"] == figures["searched"] == 1
+            and figures["applied"] == figures["cheaper"] == int(changed)
+            and figures["instructions_before"] == len(baseline)
+            and figures["instructions_after"] == len(chosen)
+            and decision.by_size[0] == min(len(baseline), 20)
+            and decision.by_size[1] == int(changed)
+        )
+        if not consistent:
+            return False
+        if not changed:
+            return True
+        try:
+            candidate = self.program(chosen)
+        except (KeyError, TypeError, ValueError):
+            return False
+        verdict = check_equivalent(
+            self.program(baseline), candidate, assumptions=contract.assumptions()
+        )
+        return verdict.equivalent and _strictly_cheaper(chosen, baseline)
+
+    def decide(self, block: Block, baseline: list) -> Decision:
+        """Search the block and check the candidate (see the module docstring)."""
+        funnel = Funnel(blocks=1, searched=1)
         contract = block.contract
         start = rewrite(baseline, o2_rules())[0]
         funnel.superopt += start != baseline
-        schedule, optimal = self.search(start, contract.dont_care)
+        schedule, optimal = self.search(start, contract.dont_care, funnel)
         funnel.instructions_before += len(baseline)
         chosen = baseline
         if schedule != baseline:
@@ -145,11 +216,9 @@ class SearchLowerer:
             )
             if verdict.equivalent:
                 funnel.verified += 1
-                before, after = _figures(baseline), _figures(schedule)
-                if all(a <= b for a, b in zip(after, before)) and after != before:
+                if _strictly_cheaper(schedule, baseline):
                     funnel.cheaper += 1
                     funnel.applied += 1
-                    sizes[1] += 1
                     chosen = schedule
             elif verdict.status == "different":
                 funnel.different += 1
@@ -157,17 +226,20 @@ class SearchLowerer:
                 funnel.unknown += 1
         proven = optimal and chosen == schedule  # what is emitted is what the search proved
         funnel.optimal += proven
-        sizes[2] += proven
         funnel.instructions_after += len(chosen)
-        return chosen
+        figures = {name: int(getattr(funnel, name)) for name in FUNNEL_FIELDS}
+        size = min(len(baseline), 20)
+        return Decision(tuple(chosen), figures, (size, int(chosen != baseline), int(proven)))
 
-    def search(self, baseline: list, dont_care) -> tuple[list, bool]:
+    def search(self, baseline: list, dont_care, funnel: Funnel | None = None) -> tuple[list, bool]:
         """(the cheapest schedule found, whether the block is proven optimal).
 
         A block of at most `whole` instructions is searched whole first, bounded by its
         own cost: a search that runs out of states proves nothing cheaper exists.  A
         longer block, or one whose whole search exceeds its budget, is searched in
-        windows (compiler.search.windows)."""
+        windows (compiler.search.windows).  Expanded states are counted in `funnel`
+        (this lowerer's by default)."""
+        funnel = self.funnel if funnel is None else funnel
         if len(baseline) <= self.whole:
             try:
                 dag = build_dag(baseline, dont_care)
@@ -175,13 +247,13 @@ class SearchLowerer:
             except (DagError, ScheduleError):
                 result = None
             if result is not None:
-                self.funnel.expanded += result.expanded
+                funnel.expanded += result.expanded
                 if result.instructions is not None:
                     return result.instructions, result.optimal
                 if result.optimal:
                     return baseline, True
         found = windowed_schedule(baseline, dont_care, self.length, self.budget)
-        self.funnel.expanded += found.expanded
+        funnel.expanded += found.expanded
         return found.instructions, found.windows == 1 and found.optimal_windows == 1
 
     def program(self, instructions) -> list[Op]:
