@@ -76,13 +76,12 @@ def guided_schedule(
     # entries: (priority, -g instructions, penalty, counter, f, g, state key)
     frontier = [((estimate[0] * SCALE, estimate[1]), 0, 0, counter, estimate, (0, 0), root)]
     best_cost: dict[tuple, tuple[int, int]] = {root: (0, 0)}
-    penalty_of: dict[tuple, int] = {root: 0}
     parent: dict[tuple, tuple[tuple, Move]] = {}
     found: list | None = None
     expanded = 0
     while frontier:
         _, _, penalty, _, f, cost_here, key = heapq.heappop(frontier)
-        if best_cost[key] < cost_here or penalty_of[key] < penalty:
+        if best_cost[key] < cost_here:
             continue  # a stale entry: the state was reached more cheaply since
         if bound is not None and f >= bound:
             continue  # a goal found since makes this state useless
@@ -105,11 +104,8 @@ def guided_schedule(
             step = (cost_here[0] + 1, cost_here[1] + SIZES[name])
             new_key = (move.stack, move.done)
             new_penalty = penalty + min(place, RANK_CAP)
-            known = best_cost.get(new_key)
-            if known is not None and (
-                known < step or (known == step and penalty_of[new_key] <= new_penalty)
-            ):
-                continue
+            if new_key in best_cost and best_cost[new_key] <= step:
+                continue  # reached as cheaply before (the first path to it is kept)
             if bound is not None:  # the nodes left alone already reach it
                 left = problem.phase(move.done)
                 if (step[0] + left.instructions, step[1] + left.words) >= bound:
@@ -119,7 +115,6 @@ def guided_schedule(
             if bound is not None and f_new >= bound:
                 continue
             best_cost[new_key] = step
-            penalty_of[new_key] = new_penalty
             parent[new_key] = (key, move)
             counter += 1
             priority = (f_new[0] * SCALE + weight * new_penalty, f_new[1])

@@ -103,9 +103,15 @@ class SearchLowerer:
         budget: int = WINDOW_BUDGET,
         whole: int = WHOLE_LENGTH,
         whole_budget: int = WHOLE_BUDGET,
+        schedule=search_schedule,
+        windows: bool = True,
     ):
+        """`schedule(dag, budget, bound) -> Result` searches a whole block (e.g. a
+        policy-guided search, compiler.search.guided); `windows=False` keeps the
+        baseline of a block the whole search does not improve instead of windowing it."""
         self.length, self.budget = length, budget
         self.whole, self.whole_budget = whole, whole_budget
+        self.schedule, self.windows = schedule, windows
         self.funnel = Funnel()
         self.instructions = instruction_set()
 
@@ -171,7 +177,7 @@ class SearchLowerer:
         if len(baseline) <= self.whole:
             try:
                 dag = build_dag(baseline, dont_care)
-                result = search_schedule(dag, self.whole_budget, bound=cost(baseline))
+                result = self.schedule(dag, self.whole_budget, cost(baseline))
             except (DagError, ScheduleError):
                 result = None
             if result is not None:
@@ -180,6 +186,8 @@ class SearchLowerer:
                     return result.instructions, result.optimal
                 if result.optimal:
                     return baseline, True
+        if not self.windows:
+            return baseline, False
         found = windowed_schedule(baseline, dont_care, self.length, self.budget)
         self.funnel.expanded += found.expanded
         return found.instructions, found.windows == 1 and found.optimal_windows == 1
