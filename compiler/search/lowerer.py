@@ -117,9 +117,15 @@ class SearchLowerer:
         whole: int = WHOLE_LENGTH,
         whole_budget: int = WHOLE_BUDGET,
         cache: DecisionCache | None | str = ENVIRONMENT,
+        schedule=search_schedule,
+        windows: bool = True,
     ):
+        """`schedule(dag, budget, bound) -> Result` searches a whole block (e.g. a
+        policy-guided search, compiler.search.guided); `windows=False` keeps the
+        baseline of a block the whole search does not improve instead of windowing it."""
         self.length, self.budget = length, budget
         self.whole, self.whole_budget = whole, whole_budget
+        self.schedule, self.windows = schedule, windows
         self.funnel = Funnel()
         self.instructions = instruction_set()
         self.cache = DecisionCache.from_environment() if cache == ENVIRONMENT else cache
@@ -131,6 +137,8 @@ class SearchLowerer:
             "window_budget": self.budget,
             "whole_length": self.whole,
             "whole_budget": self.whole_budget,
+            "schedule": getattr(self.schedule, "identity", self.schedule.__qualname__),
+            "windows": self.windows,
         }
 
     def lower_block(self, block: Block) -> list[Instr]:
@@ -243,7 +251,7 @@ class SearchLowerer:
         if len(baseline) <= self.whole:
             try:
                 dag = build_dag(baseline, dont_care)
-                result = search_schedule(dag, self.whole_budget, bound=cost(baseline))
+                result = self.schedule(dag, self.whole_budget, cost(baseline))
             except (DagError, ScheduleError):
                 result = None
             if result is not None:
@@ -252,6 +260,8 @@ class SearchLowerer:
                     return result.instructions, result.optimal
                 if result.optimal:
                     return baseline, True
+        if not self.windows:
+            return baseline, False
         found = windowed_schedule(baseline, dont_care, self.length, self.budget)
         funnel.expanded += found.expanded
         return found.instructions, found.windows == 1 and found.optimal_windows == 1

@@ -1,0 +1,250 @@
+"""The `-O3` results table (issue 13, item 7): policies against the controls, same blocks.
+
+For the held-out modules and, labelled as such, the training modules
+(compiler.neural.dataset.split), at a small and a larger node budget, every module is
+built once per row:
+
+* `-O1`: the classical build, the reference of every column;
+* `unguided search`: `-O2`'s search (compiler.search.schedule.search_schedule);
+* `search + <policy>`: the policy-guided search (compiler.search.guided) with the
+  uniform-random control, the frequency-table control, and every `--policy` given;
+* `greedy + <policy>`: greedy decoding alone (no search), for the same policies.
+
+Every searched row uses compiler.search.lowerer's `SearchLowerer` with the row's
+strategy on whole blocks of up to `WHOLE` instructions at the row's node budget, and no
+windows (so the rows differ only in the strategy); candidates are checked by
+compiler.verify under the block's contract and used only where strictly cheaper, and a
+program keeps its `-O1` build unless strictly cheaper as a whole (compiler.pipeline).
+
+Columns: the funnel (optimizer.md §10: blocks seen, candidates, valid (a straight-line
+program with the block's stack effect), verified equivalent, strictly cheaper, applied)
+-- a candidate is any code that differs from the block's `-O1` code: the superoptimizer's
+rules rewrite it before any search, so every searched row shares those candidates and
+`found` counts what the row's strategy itself returned (schedules strictly cheaper than
+the rules' output);
+instructions, total cycles and summed padded heights over the corpus programs' run cases
+against `-O1`, runs whose padded height falls, search states expanded and process seconds
+in the strategy.  `<` not `<=`: identical output is not a win.
+
+    python benchmarks/neural.py [--markdown] [--budgets 100,1000] [--policy module:callable]
+
+A `--policy` names a callable of no arguments that returns a `Policy`
+(compiler.search.moves); it adds a search row and a greedy row.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+import time
+from pathlib import Path
+
+from report import print_table  # benchmarks/report.py
+from search import run_cases  # benchmarks/search.py
+
+from compiler.check.checker import check
+from compiler.check.resolve import load_project
+from compiler.neural.dataset import split
+from compiler.pipeline import compile_program
+from compiler.search.dag import DagError, build_dag
+from compiler.search.guided import decode_greedy, guided_schedule
+from compiler.search.lowerer import SearchLowerer
+from compiler.search.policies import UniformRandomPolicy, frequency_policy
+from compiler.search.schedule import Result, cost, search_schedule
+from vm.tables import heights
+
+ROOT = Path(__file__).resolve().parent.parent
+WHOLE = 24  # blocks of up to this many instructions are searched (compiler.neural.dataset)
+STEP_LIMIT = 64  # moves greedy decoding may take
+BUDGETS = (100, 1000)
+
+
+class Strategy:
+    """A row's scheduler for `SearchLowerer`, counting what it returns."""
+
+    def __init__(self, search):
+        self.search = search
+        self.found = 0  # schedules returned (strictly cheaper than the bound)
+        self.expanded = 0
+        self.seconds = 0.0
+
+    def __call__(self, dag, budget, bound) -> Result:
+        begin = time.process_time()
+        result = self.search(dag, budget, bound)
+        self.seconds += time.process_time() - begin
+        self.expanded += result.expanded
+        self.found += result.instructions is not None
+        return result
+
+
+class CountingLowerer(SearchLowerer):
+    """`SearchLowerer`, also counting the valid candidates: those that differ from the
+    baseline and are a straight-line program with the baseline's stack effect."""
+
+    valid = 0
+    current: list = []
+
+    def choose(self, block, baseline):
+        self.current = baseline
+        return super().choose(block, baseline)
+
+    def search(self, start, dont_care):
+        schedule, optimal = super().search(start, dont_care)
+        if schedule != self.current and _effect(schedule) == _effect(self.current):
+            self.valid += 1
+        return schedule, optimal
+
+
+def _effect(instructions) -> int | None:
+    """The words a straight-line program adds to the stack; None if it is not one."""
+    try:
+        built = build_dag(instructions)
+    except DagError:
+        return None
+    return len(built.exit) - built.entry
+
+
+def guided(policy):
+    def search(dag, budget, bound):
+        return guided_schedule(dag, policy, budget, bound)
+
+    return search
+
+
+def greedy(policy):
+    def search(dag, budget, bound):
+        result = decode_greedy(policy, dag, STEP_LIMIT)
+        if result.instructions is None or cost(result.instructions) >= bound:
+            return Result(None, False, result.expanded)
+        return result
+
+    return search
+
+
+def strategies(policies: list) -> list[tuple[str, object]]:
+    """(row name, search) per row after `-O1`."""
+    rows = [("unguided search", search_schedule)]
+    rows += [(f"search + {name}", guided(policy)) for name, policy in policies]
+    rows += [(f"greedy + {name}", greedy(policy)) for name, policy in policies]
+    return rows
+
+
+def measure(modules: list[str], search, budget: int) -> dict:
+    """One row over `modules`: `search` None is `-O1`."""
+    strategy = None if search is None else Strategy(search)
+    figures = dict.fromkeys(("blocks", "candidates", "verified", "cheaper", "applied"), 0)
+    figures |= {"valid": 0, "instructions": 0, "programs": []}
+    for module in modules:
+        path = ROOT / module
+        checked = check(load_project(path))
+        if strategy is None:
+            built = compile_program(checked, 1)
+        else:
+            lowerer = CountingLowerer(
+                whole=WHOLE, whole_budget=budget, schedule=strategy, windows=False
+            )
+            built = compile_program(checked, 2, lowerer=lowerer)
+            for name in ("blocks", "candidates", "verified", "cheaper", "applied"):
+                figures[name] += getattr(lowerer.funnel, name)
+            figures["valid"] += lowerer.valid
+        figures["instructions"] += len(built.program.ops)
+        if module.startswith("tests/"):
+            figures["programs"].append(run_cases(built.program, path))
+    if strategy is None:
+        figures["blocks"] = sum(_count_blocks(module) for module in modules)
+    figures["found"] = 0 if strategy is None else strategy.found
+    figures["expanded"] = 0 if strategy is None else strategy.expanded
+    figures["seconds"] = 0.0 if strategy is None else strategy.seconds
+    return figures
+
+
+def _count_blocks(module: str) -> int:
+    from compiler.neural.dataset import module_blocks
+
+    return len(module_blocks(module))
+
+
+def compare(row: dict, control: dict) -> tuple[str, str, str]:
+    """(cycles, padded heights, runs whose padded height falls) against `-O1`, over the
+    runs that finish in both."""
+    cycles = [0, 0]
+    padded = [0, 0]
+    lower = total = 0
+    for mine, theirs in zip(row["programs"], control["programs"]):
+        for after, before in zip(mine, theirs):
+            if before.error is not None or after.error is not None:
+                continue
+            total += 1
+            cycles[0] += before.cycles
+            cycles[1] += after.cycles
+            height_before = heights(before).padded_height
+            height_after = heights(after).padded_height
+            padded[0] += height_before
+            padded[1] += height_after
+            lower += height_after < height_before
+    change = 100 * (cycles[1] / max(1, cycles[0]) - 1)
+    return f"{cycles[1]} ({change:+.2f}%)", f"{padded[1]}", f"{lower}/{total}"
+
+
+def table(title: str, modules: list[str], budget: int, rows: list, markdown: bool) -> None:
+    control = measure(modules, None, budget)
+    lines = []
+    for name, search in [("-O1", None), *rows]:
+        figures = control if search is None else measure(modules, search, budget)
+        cycles, padded, lower = compare(figures, control)
+        lines.append(
+            (
+                name,
+                str(figures["blocks"]),
+                str(figures["found"]),
+                *(str(figures[key]) for key in ("candidates", "valid", "verified")),
+                *(str(figures[key]) for key in ("cheaper", "applied", "instructions")),
+                cycles,
+                padded,
+                lower,
+                str(figures["expanded"]),
+                f"{figures['seconds']:.1f}",
+            )
+        )
+        print(f"  {title}: {name} done", file=sys.stderr, flush=True)
+    header = (
+        "row", "blocks", "found", "candidates", "valid", "verified", "strictly cheaper", "applied",
+        "instructions", "cycles", "padded heights", "runs lower", "expanded", "search s",
+    )  # fmt: skip
+    print_table(title, header, lines, markdown, frozenset({"row"}))
+    print()
+
+
+def load_policy(text: str):
+    """`module:callable` -> (name, policy)."""
+    module_name, _, attribute = text.partition(":")
+    policy = getattr(importlib.import_module(module_name), attribute)()
+    return policy.identity, policy
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--markdown", action="store_true", help="markdown tables for docs/")
+    parser.add_argument("--budgets", default=",".join(map(str, BUDGETS)), help="node budgets")
+    parser.add_argument("--policy", action="append", default=[], help="module:callable")
+    parser.add_argument("--held-out-only", action="store_true", help="skip the training table")
+    arguments = parser.parse_args(argv)
+    policies = [("uniform-random", UniformRandomPolicy(0)), ("frequency", frequency_policy())]
+    policies += [load_policy(text) for text in arguments.policy]
+    rows = strategies(policies)
+    training, held = split()
+    parts = [("held-out modules", held)]
+    if not arguments.held_out_only:
+        parts.append(("training modules", training))
+    for budget in (int(text) for text in arguments.budgets.split(",")):
+        for label, modules in parts:
+            title = f"{label} ({len(modules)}), node budget {budget}"
+            if arguments.markdown:
+                print(f"### {title}\n")
+            table(title, modules, budget, rows, arguments.markdown)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,154 @@
+"""Policy-guided search and greedy decoding: the schedulers of `-O3` (optimizer.md §5).
+
+Input: a `Dag` (compiler.search.dag), a `Policy` (compiler.search.moves), a node budget
+counted in expanded states and optionally a `bound` (the cost of a schedule already
+known).  Output: a `Result` (compiler.search.schedule): the instructions found (or None),
+whether they are proven optimal, the states expanded.
+
+* `guided_schedule(dag, policy, budget, bound, weight)`: best-first search over the
+  same states and legal moves as the unguided A* (compiler.search.moves.legal_moves).
+  At every expanded state the policy scores the legal moves; a move's *rank* is its
+  place when they are sorted by score (best first, ties in the search's own order).
+  A path's *penalty* is the sum of its moves' ranks, each capped at `RANK_CAP`.
+  The frontier is ordered by `(f + weight * penalty, -g, penalty, insertion)` where
+  `f = g + h` is the A* estimate (instructions first, the penalty added to the
+  instruction count in units of 1/`SCALE`) and `g` the instructions so far.
+
+  - `weight = 0` (the default): the order is A*'s (`search_schedule`: least estimate,
+    then deepest); the policy breaks the ties that are left, where the unguided
+    search takes the first inserted.  The first goal taken is optimal (the estimate
+    is admissible), so a schedule found is proven optimal, as in `search_schedule`.
+  - `weight > 0`: the policy pulls the search away from the estimate
+    along the moves it prefers.  Not admissible, so the search is *anytime*: a goal
+    found becomes the new bound (only strictly cheaper schedules are looked for after
+    it) and the search goes on until the budget is spent or the frontier is empty.
+    `optimal` is True only when the frontier ran empty: every state that could still
+    lead to something cheaper was expanded.
+
+  `bound` keeps `search_schedule`'s meaning: only schedules strictly cheaper than it are
+  returned; a search that empties its frontier without one has proven none exists
+  (`Result(None, True, ...)`).  Deterministic: no sets, no Python `hash()`, ties broken
+  by insertion order.
+* `decode_greedy(policy, dag, step_limit)`: from the start state, take the best-scored
+  legal move (the first of equal scores) until a goal state or `step_limit` moves; no
+  search.  `Result.expanded` counts the states scored.
+"""
+
+from __future__ import annotations
+
+import heapq
+
+from compiler.search.dag import Dag
+from compiler.search.moves import Move, Policy, State, legal_moves, start
+from compiler.search.schedule import SIZES, Problem, Result
+
+SCALE = 8  # the penalty is added to the instruction count in eighths of an instruction
+RANK_CAP = 8  # a move ranked lower than this costs no more than this
+WEIGHT = 0  # the default: the policy breaks ties only (measured best; docs/search.md)
+
+
+def ranks(scores) -> list[int]:
+    """Per move, its place when sorted by score, best first (ties: the earlier first)."""
+    order = sorted(range(len(scores)), key=lambda index: (-scores[index], index))
+    placed = [0] * len(scores)
+    for place, index in enumerate(order):
+        placed[index] = place
+    return placed
+
+
+def guided_schedule(
+    dag: Dag,
+    policy: Policy,
+    budget: int = 20_000,
+    bound: tuple[int, int] | None = None,
+    weight: int = WEIGHT,
+) -> Result:
+    """The cheapest schedule of `dag` found within `budget` expanded states, the search
+    steered by `policy`; see the module docstring."""
+    problem = Problem(dag)
+    guide = policy.block(dag)
+    first = start(problem)
+    estimate = problem.estimate(first.stack, 0)
+    if bound is not None and estimate >= bound:
+        return Result(None, True, 0)
+    counter = 0
+    root = (first.stack, first.done)
+    # entries: (priority, -g instructions, penalty, counter, f, g, state key)
+    frontier = [((estimate[0] * SCALE, estimate[1]), 0, 0, counter, estimate, (0, 0), root)]
+    best_cost: dict[tuple, tuple[int, int]] = {root: (0, 0)}
+    parent: dict[tuple, tuple[tuple, Move]] = {}
+    found: list | None = None
+    expanded = 0
+    while frontier:
+        _, _, penalty, _, f, cost_here, key = heapq.heappop(frontier)
+        if best_cost[key] < cost_here:
+            continue  # a stale entry: the state was reached more cheaply since
+        if bound is not None and f >= bound:
+            continue  # a goal found since makes this state useless
+        stack, done = key
+        if problem.goal(stack, done):
+            found = _path(parent, key)
+            if weight == 0:
+                return Result(found, True, expanded)
+            bound = cost_here  # look only for strictly cheaper schedules from now on
+            continue
+        expanded += 1
+        if expanded > budget:
+            return Result(found, False, expanded)
+        state = State(stack, done)
+        moves = legal_moves(problem, state)
+        previous = parent[key][1] if key in parent else None
+        placed = ranks(guide.scores(state, previous, moves)) if moves else []
+        for move, place in zip(moves, placed):
+            name = move.instruction[0]
+            step = (cost_here[0] + 1, cost_here[1] + SIZES[name])
+            new_key = (move.stack, move.done)
+            new_penalty = penalty + min(place, RANK_CAP)
+            if new_key in best_cost and best_cost[new_key] <= step:
+                continue  # reached as cheaply before (the first path to it is kept)
+            if bound is not None:  # the nodes left alone already reach it
+                left = problem.phase(move.done)
+                if (step[0] + left.instructions, step[1] + left.words) >= bound:
+                    continue
+            h = problem.estimate(move.stack, move.done)
+            f_new = (step[0] + h[0], step[1] + h[1])
+            if bound is not None and f_new >= bound:
+                continue
+            best_cost[new_key] = step
+            parent[new_key] = (key, move)
+            counter += 1
+            priority = (f_new[0] * SCALE + weight * new_penalty, f_new[1])
+            entry = (priority, -step[0], new_penalty, counter, f_new, step, new_key)
+            heapq.heappush(frontier, entry)
+    return Result(found, True, expanded)  # every state that could do better was expanded
+
+
+def _path(parent: dict, key: tuple) -> list[tuple[str, int | None]]:
+    path = []
+    while key in parent:
+        key, move = parent[key]
+        path.append(move.instruction)
+    return path[::-1]
+
+
+def decode_greedy(policy: Policy, dag: Dag, step_limit: int = 64) -> Result:
+    """The policy's first choice at every step; see the module docstring."""
+    problem = Problem(dag)
+    guide = policy.block(dag)
+    state = start(problem)
+    previous: Move | None = None
+    instructions: list[tuple[str, int | None]] = []
+    for _ in range(step_limit):
+        if problem.goal(state.stack, state.done):
+            return Result(instructions, False, len(instructions))
+        moves = legal_moves(problem, state)
+        if not moves:
+            break
+        scores = guide.scores(state, previous, moves)
+        best = ranks(scores).index(0)
+        previous = moves[best]
+        instructions.append(previous.instruction)
+        state = State(previous.stack, previous.done)
+    if problem.goal(state.stack, state.done):
+        return Result(instructions, False, len(instructions))
+    return Result(None, False, len(instructions))
