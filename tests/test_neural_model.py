@@ -16,6 +16,9 @@ import pytest
 from corpus_blocks import corpus_blocks
 
 from compiler.neural import encoding as features
+from compiler.neural import fixed_numpy as fx
+from compiler.neural import signed_numpy as sn
+from compiler.neural import tensor_numpy as tn
 from compiler.neural.backends import FixedReference, Real
 from compiler.neural.fixed import ONE
 from compiler.neural.model import (
@@ -105,7 +108,7 @@ def test_the_encoder_in_fixed_point_follows_the_float_twin_on_every_block():
     worst = 0.0
     for dag in corpus_dags():
         encoding = features.encode(dag)
-        fixed = fixed_model.arithmetic.signed(fixed_model.encoder(encoding)) / ONE
+        fixed = fixed_model.encoder(encoding) / ONE
         worst = max(worst, float(np.abs(fixed - real_model.encoder(encoding)).max()))
     print(f"\nencoder, fixed point against float64 on {len(corpus_dags())} blocks: {worst:.2e}")
     assert worst < FLOAT_TOLERANCE
@@ -132,7 +135,8 @@ def test_reference_and_numpy_agree_bit_for_bit(index):
     dag = reference_sample()[index]
     encoding = features.encode(dag)
     vectorized = fixed_model.encoder(encoding)
-    assert (np.array(reference_model.encoder(encoding), dtype=np.uint64) == vectorized).all()
+    reference = reference_model.encoder(encoding)
+    assert (np.array(reference, dtype=np.uint64) == fixed_model.arithmetic.field(vectorized)).all()
     prepared = [model.prepare(dag) for model in models()]
     scored = 0
     for state, previous, moves in greedy_states(fixed_model, dag, STEPS):
@@ -186,3 +190,34 @@ def test_greedy_decoding_makes_schedules_proven_equal_to_their_blocks():
 def test_a_step_limit_stops_greedy_decoding():
     dag = build_dag([("push", 1), ("push", 2), ("add", None), ("push", 3), ("mul", None)])
     assert greedy_decode(NeuralPolicy(initial_parameters(SEED), "x"), dag, step_limit=1) is None
+
+
+def test_the_signed_functions_are_tensor_numpy_s():
+    """compiler.neural.signed_numpy repeats tensor_numpy's functions on signed values."""
+    generator = np.random.default_rng(5)
+    edges = np.array([0, 1, -1, ONE, -ONE, 235930, -235930, 235929, -235929, 12 * ONE, 8 * ONE])
+    values = np.concatenate([edges, generator.integers(-16 * ONE, 16 * ONE, 3000)])
+    field = fx.from_signed(values)
+    assert (fx.from_signed(sn.gelu(values)) == tn.gelu(field)).all()
+    assert (fx.from_signed(sn.sigmoid(values)) == tn.sigmoid(field)).all()
+    negative = -np.abs(values)
+    assert (
+        fx.from_signed(sn.exp_negative(negative)) == tn.exp_negative(fx.from_signed(negative))
+    ).all()
+    positive = np.abs(values) + 1
+    assert (
+        fx.from_signed(sn.reciprocal(positive)) == tn.reciprocal(fx.from_signed(positive))
+    ).all()
+    assert (
+        fx.from_signed(sn.inverse_sqrt(positive)) == tn.inverse_sqrt(fx.from_signed(positive))
+    ).all()
+    rows = values[: 64 * 40].reshape(40, 64)
+    gain, bias = generator.integers(-ONE, ONE, (2, 64))
+    expected = tn.layer_norm(
+        fx.from_signed(rows),
+        fx.from_signed(np.tile(gain, (40, 1))),
+        fx.from_signed(np.tile(bias, (40, 1))),
+    )
+    assert (fx.from_signed(sn.layer_norm(rows, gain, bias)) == expected).all()
+    with pytest.raises(fx.FixedPointOverflow):
+        sn.mul(np.array([1 << 40]), np.array([1 << 30]))

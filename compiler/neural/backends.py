@@ -5,8 +5,9 @@ Input: parameters as signed fixed-point integers (numpy int64 arrays, compiler.n
 the real r is round(r * 2^16)) and activations in each backend's own form.  Output: the
 same operations in each:
 
-* `FixedNumpy` -- fixed-point Goldilocks on uint64 field-element arrays, vectorized
-  (compiler.neural.fixed_numpy, tensor_numpy): what `-O3` runs.
+* `FixedNumpy` -- fixed-point Goldilocks, vectorized, on int64 arrays of the signed
+  values the field elements stand for (compiler.neural.signed_numpy, tensor_numpy's
+  operations without a conversion around each): what `-O3` runs.
 * `FixedReference` -- the same on lists of lists of Python ints (compiler.neural.fixed,
   tensor): the pure-Python reference, bit for bit with `FixedNumpy`.
 * `Real` -- float64 numpy on the real numbers the fixed-point values stand for, with the
@@ -26,40 +27,38 @@ import numpy as np
 
 from compiler.neural import fixed, tensor
 from compiler.neural import fixed_numpy as fx
-from compiler.neural import tensor_numpy as tn
+from compiler.neural import signed_numpy as sn
 from compiler.neural.fixed import ONE, check_accumulation
 from compiler.neural.tensor import GELU_SLOPE, SIGMOID_CLAMP, SIGMOID_CUBIC, SIGMOID_LINEAR
 
 
 class FixedNumpy:
-    """Fixed point, vectorized: uint64 field-element arrays."""
+    """Fixed point, vectorized: int64 arrays of the signed values of the field elements
+    (compiler.neural.signed_numpy: tensor_numpy's sequences without the conversions)."""
 
     name = "fixed numpy"
 
     def parameter(self, integers: np.ndarray) -> np.ndarray:
-        return fx.from_signed(np.asarray(integers, dtype=np.int64))
+        return fx.signed(fx.from_signed(np.asarray(integers, dtype=np.int64)))
 
-    def constant(self, value: int):
-        return int(fixed.from_signed(value))
+    def constant(self, value: int) -> int:
+        return value
 
     def rows(self, table, indices) -> np.ndarray:
         return table[np.asarray(indices, dtype=np.int64)]
 
     def add(self, a, b) -> np.ndarray:
-        return fx.add(a, b)
+        return a + b
 
     def linear(self, x, weight, bias) -> np.ndarray:
-        left, right = fx.signed(x), fx.signed(weight)
-        check_accumulation(
-            right.shape[1], int(np.abs(right).max(initial=0)), int(np.abs(left).max(initial=0))
-        )
-        return fx.add(fx.from_signed(fx.rescale(left @ right.T)), bias)
+        check_accumulation(weight.shape[1], _largest(weight), _largest(x))
+        return sn.rescale(x @ weight.T) + bias
 
     def layer_norm(self, x, gain, bias) -> np.ndarray:
-        return tn.layer_norm(x, np.broadcast_to(gain, x.shape), np.broadcast_to(bias, x.shape))
+        return sn.layer_norm(x, gain, bias)
 
     def gelu(self, x) -> np.ndarray:
-        return tn.gelu(x)
+        return sn.gelu(x)
 
     def attention(self, queries, keys, values, mask, scale, heads: int) -> np.ndarray:
         """tensor.attention's operations for every head and node at once (tensor_numpy's
@@ -70,27 +69,18 @@ class FixedNumpy:
         allowed = np.asarray(mask) != 0
 
         def split(x):  # heads x nodes x head width
-            return fx.signed(x).reshape(count, heads, width // heads).transpose(1, 0, 2)
+            return x.reshape(count, heads, width // heads).transpose(1, 0, 2)
 
         left, right, columns = split(queries), split(keys), split(values)
         for head in range(heads):
-            check_accumulation(
-                width // heads, int(np.abs(left[head]).max()), int(np.abs(right[head]).max())
-            )
-        products = fx.from_signed(fx.rescale(left @ right.transpose(0, 2, 1)))
-        scores = fx.signed(fx.mul(products, fx.from_signed(np.int64(scale))))
+            check_accumulation(width // heads, _largest(left[head]), _largest(right[head]))
+        scores = sn.mul(sn.rescale(left @ right.transpose(0, 2, 1)), scale)
         best = np.where(allowed, scores, np.iinfo(np.int64).min).max(axis=-1, keepdims=True)
-        shifted = np.where(allowed, scores - best, 0)
-        exponentials = np.where(allowed, fx.signed(tn.exp_negative(fx.from_signed(shifted))), 0)
-        inverse = tn.reciprocal(fx.from_signed(exponentials.sum(axis=-1)))
-        weights = fx.signed(fx.mul(fx.from_signed(exponentials), inverse[..., None]))
-        weights = np.where(allowed, weights, 0)
-        check_accumulation(
-            int(allowed.sum(axis=1).max()),
-            int(np.abs(weights).max(initial=0)),
-            int(np.abs(columns).max(initial=0)),
-        )
-        outputs = fx.from_signed(fx.rescale(weights @ columns))  # heads x nodes x head width
+        exponentials = np.where(allowed, sn.exp_negative(np.where(allowed, scores - best, 0)), 0)
+        inverse = sn.reciprocal(exponentials.sum(axis=-1))
+        weights = np.where(allowed, sn.mul(exponentials, inverse[..., None]), 0)
+        check_accumulation(int(allowed.sum(axis=1).max()), _largest(weights), _largest(columns))
+        outputs = sn.rescale(weights @ columns)  # heads x nodes x head width
         return outputs.transpose(1, 0, 2).reshape(count, width)
 
     def join_columns(self, parts) -> np.ndarray:
@@ -100,23 +90,25 @@ class FixedNumpy:
         return np.concatenate(parts, axis=0)
 
     def mean_rows(self, x) -> np.ndarray:
-        values = fx.signed(x)
-        check_accumulation(x.shape[0], int(np.abs(values).max(initial=0)), 1)
-        return fx.divide(fx.from_signed(values.sum(axis=0)), x.shape[0])[None, :]
+        check_accumulation(x.shape[0], _largest(x), 1)
+        return sn.round_divide(x.sum(axis=0), x.shape[0])[None, :]
 
     def sum_rows(self, base, table, indices) -> np.ndarray:
         """base (one row) plus the rows of `table` at `indices` (repeats counted)."""
-        chosen = fx.signed(table[np.asarray(indices, dtype=np.int64)])
-        return fx.from_signed(fx.signed(base) + chosen.sum(axis=0))
+        return base + table[np.asarray(indices, dtype=np.int64)].sum(axis=0)
 
     def scores(self, keys, query) -> list[int]:
         """keys . query (query: one row), one rounding each, as signed integers."""
-        left, right = fx.signed(keys), fx.signed(query)[0]
-        check_accumulation(len(right), int(np.abs(left).max(initial=0)), int(np.abs(right).max()))
-        return fx.rescale(left @ right).tolist()
+        check_accumulation(query.shape[1], _largest(keys), _largest(query))
+        return sn.rescale(keys @ query[0]).tolist()
 
-    def signed(self, x) -> np.ndarray:
-        return fx.signed(x)
+    def field(self, x) -> np.ndarray:
+        """Field elements (uint64) of an activation."""
+        return fx.from_signed(x)
+
+
+def _largest(values: np.ndarray) -> int:
+    return int(np.abs(values).max()) if values.size else 0
 
 
 class FixedReference:
@@ -188,8 +180,8 @@ class FixedReference:
         check_accumulation(len(row), largest, max(abs(fixed.signed(value)) for value in row))
         return [fixed.signed(fixed.dot(key, row)) for key in keys]
 
-    def signed(self, x) -> np.ndarray:
-        return fx.signed(np.array(x, dtype=np.uint64))
+    def field(self, x) -> np.ndarray:
+        return np.array(x, dtype=np.uint64)
 
 
 def real_sigmoid(z: np.ndarray) -> np.ndarray:
@@ -256,5 +248,5 @@ class Real:
     def scores(self, keys, query) -> np.ndarray:
         return keys @ query[0]
 
-    def signed(self, x) -> np.ndarray:
+    def real(self, x) -> np.ndarray:
         return np.asarray(x)
