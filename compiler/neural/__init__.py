@@ -1,4 +1,4 @@
-"""The arithmetic of the neural optimizer (optimizer.md §5, §6), in Python.
+"""The neural optimizer of `-O3` (optimizer.md §5, §6), in Python.
 
 `fixed` is the pure-Python reference of fixed-point Goldilocks arithmetic and
 `fixed_numpy` its vectorized twin; `tensor` and `tensor_numpy` build the
@@ -6,4 +6,10 @@ model's operations on them (dot product, matrix-vector product, layer
 normalization, the clamped polynomial GeLU, masked attention, argmax).  The
 four agree bit for bit with each other and with the language's `std.nn.fixed`
 and `std.nn.tensor` (tests/test_fixed.py, tests/test_nn_tensor.py).
+
+The model (docs/neural.md): `encoding` turns a block's DAG into tokens and an
+attention mask; `model` is the encoder and the pointer-head decoder, written once
+over the arithmetics of `backends` (fixed point in numpy on signed values,
+`signed_numpy`; the pure-Python reference; a float64 twin), with `NeuralPolicy`
+and `greedy_decode` (tests/test_neural_encoding.py, tests/test_neural_model.py).
 """
