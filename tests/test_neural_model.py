@@ -169,7 +169,7 @@ def ops(instructions) -> list[Op]:
 def test_greedy_decoding_makes_schedules_proven_equal_to_their_blocks():
     policy = NeuralPolicy(initial_parameters(SEED), "random")
     blocks = [[(op.instruction.name, op.argument) for op in block] for _, block in corpus_blocks()]
-    tried = completed = 0
+    tried = completed = proven = 0
     for block in blocks[::25]:
         dag = build_dag(block)
         if not features.fits(dag) or len(dag.nodes) > 12:
@@ -181,10 +181,12 @@ def test_greedy_decoding_makes_schedules_proven_equal_to_their_blocks():
         completed += 1
         assumptions = Assumptions(minimum_depth=16 + dag.entry)
         verdict = check_equivalent(ops(block), ops(schedule), assumptions=assumptions)
+        # never refuted; the checker may fail to decide reordered u32 checks (as for the
+        # search's schedules, tests/test_search.py): rare
         assert verdict.status != "different", (block, schedule, verdict.reason)
-        assert verdict.equivalent or verdict.status == "unknown"
-    print(f"\ngreedy decoding with random weights: {completed} of {tried} blocks")
-    assert completed >= 3
+        proven += verdict.equivalent
+    print(f"\ngreedy decoding with random weights: {completed} of {tried} blocks, {proven} proven")
+    assert completed >= 3 and proven >= completed - 1
 
 
 def test_a_step_limit_stops_greedy_decoding():
