@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from compiler.neural import fixed, tensor
 from compiler.neural import fixed_numpy as fx
 from compiler.neural.fixed import ACCUMULATOR_LIMIT, FRACTION_BITS, ONE, FixedPointOverflow
 from compiler.neural.tensor import (
@@ -34,6 +35,8 @@ from compiler.neural.tensor import (
     SIGMOID_CUBIC,
     SIGMOID_LINEAR,
 )
+
+SCALAR_LIMIT = 4  # inverse_sqrt of at most this many values runs on Python ints
 
 
 def shift_round(total: np.ndarray, bits: int) -> np.ndarray:
@@ -112,6 +115,10 @@ def inverse_sqrt(v: np.ndarray) -> np.ndarray:
     """1 / sqrt(v) for 2^-16 <= v < 2^32."""
     if np.any(v < 1) or np.any(v >= INVERSE_SQRT_LIMIT):
         raise ValueError("inverse_sqrt takes 1 <= v * 2^16 < 2^48")
+    if v.size <= SCALAR_LIMIT:  # a few values (a decoder state's one row): the reference's
+        # own function on Python ints is the same sequence and costs less than numpy's calls
+        results = [fixed.signed(tensor.inverse_sqrt(value)) for value in v.ravel().tolist()]
+        return np.array(results, dtype=np.int64).reshape(v.shape)
     y = np.left_shift(np.int64(1), 24 - (fx.log2_floor(v) // 2 + 1))
     for _ in range(NEWTON_STEPS):
         check_products(v * y, y)
