@@ -89,8 +89,8 @@ class CountingLowerer(SearchLowerer):
         self.current = baseline
         return super().choose(block, baseline)
 
-    def search(self, start, dont_care):
-        schedule, optimal = super().search(start, dont_care)
+    def search(self, start, dont_care, funnel=None):
+        schedule, optimal = super().search(start, dont_care, funnel)
         if schedule != self.current and _effect(schedule) == _effect(self.current):
             self.valid += 1
         return schedule, optimal

@@ -10,6 +10,8 @@ LEVELS = {
     0: "classical lowering, no peephole",
     1: "classical lowering + the proven peephole rules",
     2: "-O1 + search-based block scheduling, each block proven equal (never costlier than -O1)",
+    3: "-O2 + the neural model's schedules and model-guided search, each block proven equal "
+    "(never costlier than -O1)",
 }
 DEFAULT_LEVEL = 1
 # the levels that lower every block classically (-O2 searches from what -O1 makes; its TIR

@@ -134,6 +134,7 @@ def compile_program(
     isa: str = "rel",
     dump: Dump | None = None,
     profile=None,
+    weights: str | None = None,
 ) -> Compiled:
     """The back end: a checked program (or a module alone: its public functions) at
     `level` -> `Compiled`.
@@ -142,7 +143,9 @@ def compile_program(
     (compiler.search.lowerer).  An `-O2` build is never costlier than `-O1`: both are
     compared by `compiler.search.objective` on the runs `profile(program)` gives (every
     instruction once without a profile), and unless `-O2` is strictly cheaper the
-    `-O1` program is the result."""
+    `-O1` program is the result.  `-O3` adds the model (compiler.neural.model) from the
+    weight file `weights` (default: the shipped one); a file that cannot be used gives a
+    warning and the `-O2` build."""
     if level not in LEVELS:
         raise ValueError(f"no optimization level {level}; the levels are {sorted(LEVELS)}")
     if lowerer is None:
@@ -150,7 +153,12 @@ def compile_program(
         if level >= 2:
             from compiler.search.lowerer import SearchLowerer
 
-            lowerer = SearchLowerer()
+            policy = None
+            if level >= 3:
+                from compiler.neural.model import load_policy
+
+                policy = load_policy(None if weights is None else str(weights))
+            lowerer = SearchLowerer(policy=policy)
     last = BACK_END[-1].name
     held = dump
     if level >= 2 and dump is not None:  # the last dump is of the program chosen below
@@ -167,6 +175,9 @@ def compile_program(
     compiled = Compiled(outputs["tir-opt"], outputs["tasm-opt"], text, program, module, level)
     compiled.outputs = outputs
     compiled.search = getattr(lowerer, "funnel", None)
+    if level >= 3:
+        policy = getattr(lowerer, "policy", None)
+        compiled.outputs["model"] = None if policy is None else policy.identity
     if level >= 2:
         compiled = _never_costlier(checked, compiled, isa, profile)
         if dump is not None:
@@ -189,4 +200,6 @@ def _never_costlier(checked, compiled: Compiled, isa: str, profile) -> Compiled:
         compiled.search.applied = 0
     chosen.level, chosen.search = compiled.level, compiled.search
     chosen.outputs = {**chosen.outputs, "search": compiled.search}
+    if "model" in compiled.outputs:
+        chosen.outputs["model"] = compiled.outputs["model"]
     return chosen

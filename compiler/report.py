@@ -96,6 +96,12 @@ def _search(outputs: dict) -> dict[str, list[str]]:
         f"{funnel.applied} applied ({funnel.instructions_before} -> "
         f"{funnel.instructions_after} instructions), {funnel.seconds:.2f} s"
     )
+    if "model" in outputs:  # -O3
+        identity = outputs["model"]
+        if identity is None:
+            line += "; no usable model: the -O2 search alone"
+        else:
+            line += f"; model {identity[:16]}: {funnel.model} blocks from its schedules"
     if funnel.cheaper and not funnel.applied:
         line += "; kept -O1: the program as a whole was not strictly cheaper"
     return {"": [line]}

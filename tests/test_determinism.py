@@ -32,7 +32,8 @@ def digests(seeds, *arguments: str) -> dict[int, str]:
         running = {
             seed: subprocess.Popen(
                 [sys.executable, str(CHILD), *arguments],
-                env={**os.environ, "PYTHONHASHSEED": str(seed)},
+                # no decision cache: each process searches every block itself
+                env={**os.environ, "PYTHONHASHSEED": str(seed), "TRI_CACHE": "off"},
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 text=True,

@@ -25,13 +25,13 @@ from compiler.neural.model import (
     PARAMETERS,
     Model,
     NeuralPolicy,
-    greedy_decode,
     initial_parameters,
     parameter_count,
     part_counts,
     summary,
 )
 from compiler.search.dag import build_dag
+from compiler.search.guided import decode_greedy
 from compiler.search.moves import State, legal_moves, start
 from compiler.search.schedule import Problem
 from compiler.verify import Assumptions, check_equivalent
@@ -175,7 +175,7 @@ def test_greedy_decoding_makes_schedules_proven_equal_to_their_blocks():
         if not features.fits(dag) or len(dag.nodes) > 12:
             continue
         tried += 1
-        schedule = greedy_decode(policy, dag, step_limit=3 * len(block) + 10)
+        schedule = decode_greedy(policy, dag, step_limit=3 * len(block) + 10).instructions
         if schedule is None:
             continue
         completed += 1
@@ -191,7 +191,10 @@ def test_greedy_decoding_makes_schedules_proven_equal_to_their_blocks():
 
 def test_a_step_limit_stops_greedy_decoding():
     dag = build_dag([("push", 1), ("push", 2), ("add", None), ("push", 3), ("mul", None)])
-    assert greedy_decode(NeuralPolicy(initial_parameters(SEED), "x"), dag, step_limit=1) is None
+    assert (
+        decode_greedy(NeuralPolicy(initial_parameters(SEED), "x"), dag, step_limit=1).instructions
+        is None
+    )
 
 
 def test_the_signed_functions_are_tensor_numpy_s():

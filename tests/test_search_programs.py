@@ -1,4 +1,4 @@
-"""`-O2` programs behave as their source says, and never cost more than `-O1`.
+"""`-O2` and `-O3` programs behave as their source says, and never cost more than `-O1`.
 
 * Every corpus program with run cases, built at `-O2`, gives the outputs and failures
   its cases expect and agrees with the reference evaluator on random inputs (edge
@@ -31,11 +31,13 @@ from test_backend_differential import (
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
+from compiler.levels import LEVELS
 from compiler.pipeline import compile_program
 from compiler.search.objective import objective
 from vm.tables import heights
 
 RANDOM_CASES = 25
+SEARCH_LEVELS = [level for level in LEVELS if level >= 2]  # -O2, and -O3 with the model
 
 
 @cache
@@ -51,9 +53,10 @@ def case_runs(program, path):
     ]
 
 
+@pytest.mark.parametrize("level", SEARCH_LEVELS, ids=lambda level: f"O{level}")
 @pytest.mark.parametrize("path", PROGRAM_PATHS, ids=lambda path: path.stem)
-def test_program_at_o2_matches_its_cases_and_the_evaluator(path):
-    checked, result = built(path, 2)
+def test_program_at_o2_matches_its_cases_and_the_evaluator(path, level):
+    checked, result = built(path, level)
     for case, run in zip(expectations(path).cases, case_runs(result.program, path)):
         assert run.output == case.output, f"at line {case.line}"
         assert (run.error is None) == (case.error is None), f"at line {case.line}: {run.error}"
@@ -66,9 +69,10 @@ def test_program_at_o2_matches_its_cases_and_the_evaluator(path):
     assert not problems, "\n".join(problems[:5])
 
 
+@pytest.mark.parametrize("level", SEARCH_LEVELS, ids=lambda level: f"O{level}")
 @pytest.mark.parametrize("path", PROGRAM_PATHS, ids=lambda path: path.stem)
-def test_o2_is_never_costlier_than_o1_on_a_run(path):
-    _, searched = built(path, 2)
+def test_o2_is_never_costlier_than_o1_on_a_run(path, level):
+    _, searched = built(path, level)
     _, classical = built(path, 1)
     for fast, slow in zip(case_runs(searched.program, path), case_runs(classical.program, path)):
         assert (fast.error is None) == (slow.error is None)

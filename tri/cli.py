@@ -31,6 +31,7 @@ COMMANDS = {
     "build": ("build", "compile a .tri program (or a module's public functions) to TASM"),
     "bench": ("bench", "compare the compiled stdlib with the hand-written baselines"),
     "superopt": ("superopt", "regenerate the proven superoptimizer rule database"),
+    "train": ("train", "train the -O3 model on the shipped training set and write its weights"),
     "new": ("new", "make a directory NAME with a project in it"),
     "init": ("new", "make a project of an existing directory"),
 }

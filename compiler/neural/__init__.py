@@ -16,5 +16,5 @@ The model (docs/neural.md): `encoding` turns a block's DAG into tokens and an
 attention mask; `model` is the encoder and the pointer-head decoder, written once
 over the arithmetics of `backends` (fixed point in numpy on signed values,
 `signed_numpy`; the pure-Python reference; a float64 twin), with `NeuralPolicy`
-and `greedy_decode` (tests/test_neural_encoding.py, tests/test_neural_model.py).
+(tests/test_neural_encoding.py, tests/test_neural_model.py).
 """

@@ -46,6 +46,7 @@ from dataclasses import dataclass
 
 from compiler.neural.fixed import HALF_P, P
 from compiler.search.dag import Dag
+from compiler.search.moves import PolicyDeclined
 from vm.isa import INSTRUCTIONS
 
 MAX_NODES = 32
@@ -72,7 +73,7 @@ U32_RESULT = frozenset(
 )
 
 
-class EncodingTooLarge(ValueError):
+class EncodingTooLarge(PolicyDeclined):
     """A DAG with more nodes or entry slots than the model takes."""
 
 

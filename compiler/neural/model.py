@@ -4,7 +4,8 @@ Input: an `Encoding` (compiler.neural.encoding) and the model's parameters, an o
 dict name -> numpy int64 array of **signed fixed-point integers** (the real r is
 round(r * 2^16); `PARAMETERS` lists names and shapes in order, `initial_parameters(seed)`
 draws them).  Output: `NeuralPolicy`, a `compiler.search.moves.Policy` whose integer
-scores rank the legal moves of each search state, and `greedy_decode`.
+scores rank the legal moves of each search state (greedy decoding and the guided
+search are compiler.search.guided's).
 
 Architecture (widths from optimizer.md §5):
 
@@ -46,8 +47,11 @@ the same parameters on every machine; their bounds keep every accumulation far b
 from __future__ import annotations
 
 import math
+import os
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
 
 import numpy as np
 
@@ -56,7 +60,7 @@ from compiler.neural.backends import FixedNumpy
 from compiler.neural.encoding import Encoding, encode
 from compiler.neural.fixed import ONE
 from compiler.search.dag import Dag
-from compiler.search.moves import KINDS, Move, State, legal_moves, start
+from compiler.search.moves import KINDS, Move, State
 from compiler.search.schedule import Problem
 
 WIDTH = 64
@@ -338,24 +342,27 @@ class NeuralPolicy:
         return NeuralBlockPolicy(self.model, self.model.prepare(dag, u32_entry))
 
 
-def greedy_decode(policy, dag: Dag, step_limit: int) -> list[tuple[str, int | None]] | None:
-    """From the entry state, the highest-scoring legal move (the first on ties) until the
-    goal; None if `step_limit` moves do not reach it (or no move is legal)."""
-    problem = Problem(dag)
-    block = policy.block(dag)
-    state, previous = start(problem), None
-    code = []
-    for _ in range(step_limit + 1):
-        if problem.goal(state.stack, state.done):
-            return code
-        if len(code) == step_limit:
-            break
-        moves = legal_moves(problem, state)
-        if not moves:
-            return None
-        scores = list(block.scores(state, previous, moves))
-        best = max(range(len(moves)), key=lambda index: (scores[index], -index))
-        previous = moves[best]
-        code.append(previous.instruction)
-        state = State(previous.stack, previous.done)
-    return None
+SHIPPED = Path(__file__).resolve().parent / "model.weights"  # the trained weights, `tri train`
+
+
+def load_policy(path: str | None = None) -> NeuralPolicy | None:
+    """The model of `-O3` from a weight file -- `path`, else `$TRI_WEIGHTS`, else the
+    shipped one -- or None after a one-line warning when the file cannot be used: the
+    build is then `-O2`'s (compiler.neural.weights.load_policy_weights)."""
+    chosen = Path(path or os.environ.get("TRI_WEIGHTS") or SHIPPED).resolve()
+    try:
+        version = chosen.stat().st_mtime_ns, chosen.stat().st_size
+    except OSError:
+        version = None
+    return _load_policy(str(chosen), version)
+
+
+@cache
+def _load_policy(path: str, version) -> NeuralPolicy | None:
+    """The policy of one version (modification time, size) of a file, loaded once."""
+    from compiler.neural.weights import load_policy_weights
+
+    weights = load_policy_weights(path, list(PARAMETERS))
+    if weights is None:
+        return None
+    return NeuralPolicy(weights.tensors, weights.identity)

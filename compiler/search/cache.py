@@ -43,7 +43,7 @@ SEARCH_VERSION = 1
 COST_CONTEXT = "static: processor rows, op-stack rows, program words; none worse, one better"
 FUNNEL_FIELDS = (
     "blocks", "searched", "optimal", "candidates", "verified", "cheaper", "applied",
-    "unknown", "different", "superopt", "instructions_before", "instructions_after",
+    "unknown", "different", "superopt", "model", "instructions_before", "instructions_after",
     "expanded",
 )  # fmt: skip
 

@@ -40,6 +40,7 @@ from compiler.optimize.engine import rewrite
 from compiler.optimize.rules import TASM_RULES
 from compiler.search.cache import FUNNEL_FIELDS, Decision, DecisionCache
 from compiler.search.dag import DagError, build_dag
+from compiler.search.moves import PolicyDeclined
 from compiler.search.schedule import ScheduleError, cost, search_schedule
 from compiler.search.windows import windowed_schedule
 from compiler.superopt import database
@@ -52,6 +53,7 @@ WINDOW_LENGTH = 6  # instructions a window may hold
 WINDOW_BUDGET = 300  # search states expanded per window
 WHOLE_LENGTH = 12  # blocks of at most this many instructions are first searched whole ...
 WHOLE_BUDGET = 3_000  # ... expanding at most this many states
+POLICY_BUDGET = 100  # -O3: states a policy-guided search may expand per block
 
 
 @dataclass
@@ -68,6 +70,7 @@ class Funnel:
     unknown: int = 0  # the checker could not decide (the baseline is kept)
     different: int = 0  # the checker refuted the candidate: a search bug, counted apart
     superopt: int = 0  # blocks the superoptimizer's rules changed before the search
+    model: int = 0  # -O3: blocks where the model's schedule beat the unguided search's
     instructions_before: int = 0  # of the searched blocks, baseline ...
     instructions_after: int = 0  # ... and what was emitted
     expanded: int = 0  # search states expanded
@@ -119,13 +122,20 @@ class SearchLowerer:
         cache: DecisionCache | None | str = ENVIRONMENT,
         schedule=search_schedule,
         windows: bool = True,
+        policy=None,
+        policy_budget: int = POLICY_BUDGET,
     ):
         """`schedule(dag, budget, bound) -> Result` searches a whole block (e.g. a
         policy-guided search, compiler.search.guided); `windows=False` keeps the
-        baseline of a block the whole search does not improve instead of windowing it."""
+        baseline of a block the whole search does not improve instead of windowing it.
+        With a `policy` (`-O3`: the model, compiler.neural.model.NeuralPolicy), a block
+        the unguided search has not proven optimal also gets the policy's greedy
+        schedule and a search it guides (`policy_budget` states), and the cheapest of
+        all is the candidate."""
         self.length, self.budget = length, budget
         self.whole, self.whole_budget = whole, whole_budget
         self.schedule, self.windows = schedule, windows
+        self.policy, self.policy_budget = policy, policy_budget
         self.funnel = Funnel()
         self.instructions = instruction_set()
         self.cache = DecisionCache.from_environment() if cache == ENVIRONMENT else cache
@@ -139,6 +149,8 @@ class SearchLowerer:
             "whole_budget": self.whole_budget,
             "schedule": getattr(self.schedule, "identity", self.schedule.__qualname__),
             "windows": self.windows,
+            "policy": None if self.policy is None else self.policy.identity,
+            "policy_budget": self.policy_budget,
         }
 
     def lower_block(self, block: Block) -> list[Instr]:
@@ -245,9 +257,16 @@ class SearchLowerer:
         A block of at most `whole` instructions is searched whole first, bounded by its
         own cost: a search that runs out of states proves nothing cheaper exists.  A
         longer block, or one whose whole search exceeds its budget, is searched in
-        windows (compiler.search.windows).  Expanded states are counted in `funnel`
-        (this lowerer's by default)."""
+        windows (compiler.search.windows).  Then, with a policy, the model's schedules
+        (`guided`).  Expanded states are counted in `funnel` (this lowerer's by
+        default)."""
         funnel = self.funnel if funnel is None else funnel
+        found, optimal = self.unguided(baseline, dont_care, funnel)
+        if self.policy is not None and not optimal:
+            found = self.guided(baseline, dont_care, found, funnel)
+        return found, optimal
+
+    def unguided(self, baseline: list, dont_care, funnel: Funnel) -> tuple[list, bool]:
         if len(baseline) <= self.whole:
             try:
                 dag = build_dag(baseline, dont_care)
@@ -265,6 +284,30 @@ class SearchLowerer:
         found = windowed_schedule(baseline, dont_care, self.length, self.budget)
         funnel.expanded += found.expanded
         return found.instructions, found.windows == 1 and found.optimal_windows == 1
+
+    def guided(self, start: list, dont_care, found: list, funnel: Funnel) -> list:
+        """`found`, or a schedule of `start` from the policy that is no costlier than it in
+        any figure and cheaper in one: its greedy decode, then a search it guides bounded
+        by the best so far.  A block the policy does
+        not take (too many nodes for the model) keeps `found`."""
+        from compiler.search.guided import decode_greedy, guided_schedule
+
+        try:
+            dag = build_dag(start, dont_care)
+            steps = 2 * len(start) + 8
+            results = [decode_greedy(self.policy, dag, steps)]
+            bound = min(cost(found), cost(results[0].instructions or found))
+            results.append(guided_schedule(dag, self.policy, self.policy_budget, bound))
+        except (DagError, ScheduleError, PolicyDeclined):
+            return found
+        best = found
+        for result in results:
+            funnel.expanded += result.expanded
+            # no figure worse than the best so far: what -O2 would emit is never lost
+            if result.instructions is not None and _strictly_cheaper(result.instructions, best):
+                best = result.instructions
+        funnel.model += best is not found
+        return best
 
     def program(self, instructions) -> list[Op]:
         return [Op(self.instructions[name], argument) for name, argument in instructions]

@@ -72,6 +72,11 @@ def _only_bit(problem: Problem, bits: int) -> int:
     return problem.work[bits.bit_length() - 1]
 
 
+class PolicyDeclined(ValueError):
+    """A policy that does not take a block (`Policy.block`): the block is searched
+    without it (the model takes blocks of at most so many nodes)."""
+
+
 class BlockPolicy(Protocol):
     def scores(self, state: State, previous: Move | None, moves: Sequence[Move]) -> Sequence[int]:
         """One integer per move of `moves` (the legal moves from `state`); higher is
@@ -82,4 +87,5 @@ class Policy(Protocol):
     identity: str  # what the decisions depend on: a hash of the weights, or the control's name
 
     def block(self, dag: Dag) -> BlockPolicy:
-        """The policy for one block (a model encodes the DAG here, once)."""
+        """The policy for one block (a model encodes the DAG here, once); raises
+        `PolicyDeclined` for a block it does not take."""
