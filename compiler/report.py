@@ -14,7 +14,9 @@ The sections of the classical passes (docs/backend.md):
 * updated in place -- literals built in a dead value's slots (compiler.tir.updates);
 * laid out inline -- branch arms of one instruction lowered right after their `skiz`, with
   no subroutine (compiler.lower.control; a select `skiz swap 1 pop 1` is one), and selects
-  with a 0 arm computed as a product (compiler.tir.builder).
+  with a 0 arm computed as a product (compiler.tir.builder);
+* checks dropped -- `as_u32` checks that cannot fail by the bounds of mutable names, through
+  assignments and loops of a constant trip count (compiler.tir.flow_ranges).
 
 And at `-O2`, for the whole program:
 
@@ -112,6 +114,7 @@ SECTIONS: list[SectionKind] = [
     SectionKind("specialized", _specialized),
     SectionKind("updated in place", _noted(("tir",), "updated in place")),
     SectionKind("laid out inline", _noted(("tir", "tasm-lowered"), "laid out inline")),
+    SectionKind("checks dropped", _noted(("tir",), "checks dropped")),
     SectionKind("search", _search),
 ]
 

@@ -100,3 +100,63 @@ def test_a_select_with_a_zero_arm_is_a_product(built):
     # c * x could differ from x; it stays a select
     when = body_text(compiled, "speculation__when")
     assert "IfOnly" in when and "Mul" not in when
+
+
+LOOP_RANGES = Path(__file__).parent / "programs" / "valid" / "loop_ranges.tri"
+
+
+def all_ops(ops) -> list[str]:
+    """Every op's text, in the blocks of branches and loops too."""
+    found = []
+    for op in ops:
+        if isinstance(op, Facts):
+            continue
+        found.append(str(op) if isinstance(op, Op) else type(op).__name__)
+        for part in vars(op).values() if not isinstance(op, Op) else ():
+            if isinstance(part, tuple) and part and not isinstance(part[0], (str, int)):
+                found.extend(all_ops(part))
+    return found
+
+
+@pytest.fixture(scope="module")
+def loop_built():
+    checked = check(load_project(LOOP_RANGES))
+    compiled = compile_program(checked, 0)
+    return {f.label: all_ops(f.body) for f in compiled.tir.functions}
+
+
+def test_bounds_follow_mutable_names_through_a_constant_loop(loop_built):
+    # isqrt: root and bit halve and grow round by round; candidate < 2^16 in every round,
+    # so neither as_u32(candidate * candidate) nor the final as_u32(root) checks
+    isqrt = loop_built["loop_ranges__isqrt"]
+    assert "Loop" in isqrt and "Split" not in isqrt and "PopCount" not in isqrt
+    # the argument's own check, as_u32(a) in main, stays: `a` comes from the input
+    assert "Split" in loop_built["loop_ranges__main"]
+
+
+def test_checks_that_may_fail_are_kept(loop_built):
+    # 2^40 after 40 rounds, an input assigned in a round, an input in the other arm
+    assert loop_built["loop_ranges__doubled"].count("Split") == 1
+    assert loop_built["loop_ranges__rounds"].count("Split") == 2
+    assert loop_built["loop_ranges__arms"].count("Split") == 2
+
+
+def test_flow_bounds_join_arms_and_stop_at_the_trip_count():
+    from compiler.tir.flow_ranges import loop_bounds
+    from compiler.tir.liveness import analyze
+
+    checked = check(load_project(LOOP_RANGES))
+    instance = checked.instances["loop_ranges__isqrt"]
+    analysis = analyze(instance, frozenset())
+    root, bit = (analysis.lets[s][0] for s in instance.body.statements[:2])
+    loop = instance.body.statements[2]
+    found = loop_bounds(loop, 16, {root: [0], bit: [32768]}, analysis, instance, no_names)
+    by_name = {binding.name: bound for binding, bound in found.items()}
+    # the largest bound each had in any round: candidate = root + bit stays below 2^16
+    assert by_name == {"root": [65535], "bit": [32768], "candidate": [65535], "half": [16384]}
+    # nothing known of root on entry: nothing known of what is computed from it
+    unknown = loop_bounds(loop, 16, {bit: [32768]}, analysis, instance, no_names)
+    assert {binding.name: bound for binding, bound in unknown.items()}["candidate"] == [
+        ranges.UNKNOWN
+    ]
+    assert loop_bounds(loop, 65, {}, analysis, instance, no_names) is None  # too long to run

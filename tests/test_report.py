@@ -54,6 +54,8 @@ def test_the_report_lists_updates_and_inline_arms(capsys):
         "inlined: std_math_arith__max, std_math_arith__min"
     )
     assert any(line.startswith("laid out inline: ") for line in arith["std_math_arith__max"])
+    # candidate * candidate and the result: u32s by the bounds root and bit keep in the loop
+    assert "checks dropped: as_u32 by mutable names' bounds x2" in arith["std_math_arith__isqrt"]
 
 
 def test_the_report_goes_to_stdout_and_the_code_to_the_file(capsys, tmp_path):

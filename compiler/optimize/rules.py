@@ -111,6 +111,12 @@ TASM_RULES: tuple[Rule, ...] = (
         "as_u32: pop_count fails exactly when the value is not a u32",
     ),
     Rule("push {a}; dup 0; pop_count; pop 1", "push {a}", "as_u32 of a constant u32", "a < 2**32"),
+    Rule(
+        "pick 9; pick 9; pick 9; pick 9; pick 9; assert_vector",
+        "assert_vector",
+        "assert_vector compares st0..st4 with st5..st9 pair by pair, in either order, and when "
+        "it passes the five words it leaves equal the five it pops",
+    ),
 )
 
 # --- TASM, at the end of a run that a `skiz` follows (only zero / non-zero matters) ----------

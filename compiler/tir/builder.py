@@ -38,6 +38,7 @@ from compiler.sourcemap import Origin, origin_of
 from compiler.syntax import ast
 from compiler.tir.expressions import ExpressionBuilder
 from compiler.tir.facts import u32_invariant_holds, u32_positions
+from compiler.tir.flow_ranges import FlowBuilder
 from compiler.tir.liveness import Order, analyze, effect_free_instances
 from compiler.tir.loops import LoopBuilder
 from compiler.tir.ops import Facts, Function, IfElse, IfOnly, Op, Program
@@ -119,7 +120,7 @@ class _Return:
     value: Value | None  # the return value (None for unit functions)
 
 
-class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
+class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder, FlowBuilder):
     def __init__(self, checked, instance, pure, allocator: Allocator, trust_u32: bool = False):
         self.checked = checked
         self.instance = instance
@@ -130,6 +131,9 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
         self.valued = dict(instance.valued_ifs)  # If -> type, with lifted returns
         self.constants: dict = {}  # Binding -> its value, for immutable names of constants
         self.bounds: dict = {}  # Binding -> upper bounds of its words (compiler.tir.ranges)
+        self.flow: dict = {}  # Binding -> bounds at this point (compiler.tir.flow_ranges)
+        self.flow_loops: dict = {}  # For -> (bindings it assigns, bounds valid in its body)
+        self.branch_depth = 0  # enclosing `if`s: their arms' assignments are not recorded
         self.bindings: dict = {}  # Value -> Binding
         self.contexts: list[_Context] = []
         self.loops: list = []  # LoopInfo of the enclosing loops
@@ -272,7 +276,7 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
         outer = stack.origin
         stack.origin = origin_of(self.instance, statement)
         try:
-            return self.compile_statement(statement, mode)
+            return self.compile_with_flow(statement, mode)
         finally:
             stack.origin = outer
 
@@ -366,7 +370,8 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder):
             self.stack.drop(temp)
         else:
             self.stack.rename(temp, self.variable(remainder))
-            self.bounds[remainder] = [divisor - 1]
+            if not statement.mutable:  # a mutable name's bound is flow_ranges'
+                self.bounds[remainder] = [divisor - 1]
         self.settle()
         return True
 

@@ -66,13 +66,21 @@ class ExpressionBuilder:
         """The value of an immutable name bound to a constant (it takes no stack slot)."""
         return self.constants.get(self.analysis.reads.get(var))
 
+    def let_bounds(self, var: ast.Var) -> list[int] | None:
+        """`known_bounds` without the bounds of mutable names (what `--report` tells apart)."""
+        flow, self.flow = self.flow, {}
+        try:
+            return self.known_bounds(var)
+        finally:
+            self.flow = flow
+
     def known_bounds(self, var: ast.Var) -> list[int] | None:
         """Upper bounds of a variable's words (compiler.tir.ranges), as its `let` gave them."""
         binding = self.analysis.reads.get(var)
         if binding in self.constants:
             return [self.constants[binding]]
         reference = self.instance.variables.get(var)
-        found = self.bounds.get(binding)
+        found = _least(self.bounds.get(binding), self.flow.get(binding))
         if found is None or not isinstance(reference, LocalRef):
             return None
         return found[reference.offset : reference.offset + width(reference.type)]
@@ -279,6 +287,8 @@ class ExpressionBuilder:
                 return folded
         if isinstance(target, Builtin) and target.name == "as_u32":
             if bound(expr.arguments[0], self.instance, self.known_bounds) <= U32_MAX:
+                if bound(expr.arguments[0], self.instance, self.let_bounds) > U32_MAX:
+                    self.notes.append(("checks dropped", "as_u32 by mutable names' bounds"))
                 return self.stack.adopt(self.operands(expr.arguments))  # it cannot fail
         total = self.operands(self.order.operands(expr))
         if isinstance(target, Builtin):
@@ -404,3 +414,10 @@ class ExpressionBuilder:
         if base_place is None:
             stack.kill(value)
         return temp
+
+
+def _least(a: list[int] | None, b: list[int] | None) -> list[int] | None:
+    """The tighter of two valid bounds, word by word."""
+    if a is None or b is None or len(a) != len(b):
+        return b if a is None else a
+    return [min(x, y) for x, y in zip(a, b, strict=True)]

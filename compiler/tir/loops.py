@@ -141,6 +141,7 @@ class LoopBuilder:
             stack.kill(guard)
             stack.slots.pop()  # skiz consumes it
         entry = stack.snapshot()
+        self.loop_body_flow(statement)
         saved_ops, stack.ops = stack.ops, []
         stack.note()
         outer = self.contexts[-1].kept if self.contexts else frozenset()

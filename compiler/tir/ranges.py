@@ -7,9 +7,11 @@ evaluate a branch's value before knowing whether the branch is taken.
 operations guarantee, never from declared types alone (a U32 parameter of a public function
 may be handed anything, and the evaluator only fails where an operation checks): literals,
 `==` and `<` (0 or 1), `&` (at most either operand), `^`, `split` and `/%` (u32 results, or
-the operation fails), `log2` (at most 31), `popcount` (at most 32), `as_u32` (at most 2^32 - 1
-or it fails), and `+`, `*` of bounded operands that cannot wrap.  `known(var)` gives the
-bounds the builder recorded for a name (an immutable `let` of a bounded value).
+the operation fails; a quotient by a constant d at most the dividend's bound // d), `log2`
+(at most 31), `popcount` (at most 32), `as_u32` (at most 2^32 - 1 or it fails), and `+`,
+`*` of bounded operands that cannot wrap.  `known(var)` gives the bounds the builder
+recorded for a name (an immutable `let` of a bounded value, or a mutable name's at that
+point: compiler.tir.flow_ranges).
 
 `can_fail(expr, ...)` is whether evaluating `expr` may stop the run: a u32 operation on an
 operand not known to be below 2^32, `as_u32` of one, `inv`, `log2`, `/%`, assertions, calls.
@@ -92,7 +94,9 @@ def bounds(expr, instance, known: Known) -> list[int] | None:
                 case "^":
                     return [min((1 << max(left, right).bit_length()) - 1, U32_MAX)]
                 case "/%":
-                    return [min(left, U32_MAX), min(left, max(right - 1, 0), U32_MAX)]
+                    divisor = exact(expr.right, instance)
+                    quotient = left // divisor if divisor else left
+                    return [min(quotient, U32_MAX), min(left, max(right - 1, 0), U32_MAX)]
         case ast.Call():
             target = instance.calls.get(expr)
             if not isinstance(target, Builtin):
@@ -107,6 +111,23 @@ def bounds(expr, instance, known: Known) -> list[int] | None:
                     return [HIGH_MAX, U32_MAX]
                 case "log2":
                     return [31]
+    return None
+
+
+def exact(expr, instance) -> int | None:
+    """The value of a literal, a `const`, or `as_u32`/`as_field` of one (as_u32 of a u32)."""
+    match expr:
+        case ast.IntLiteral():
+            return expr.value % P
+        case ast.Var():
+            reference = instance.variables.get(expr)
+            return reference.value % P if isinstance(reference, ConstRef) else None
+        case ast.Call():
+            target = instance.calls.get(expr)
+            if isinstance(target, Builtin) and target.name in ("as_u32", "as_field"):
+                value = exact(expr.arguments[0], instance)
+                if value is not None and (target.name == "as_field" or value <= U32_MAX):
+                    return value
     return None
 
 
