@@ -217,10 +217,12 @@ def table(title: str, modules: list[str], budget: int, rows: list, markdown: boo
 
 
 def load_policy(text: str):
-    """`module:callable` -> (name, policy)."""
+    """`module:callable` -> (name, policy): the name is `model` and the first 12 digits of
+    the policy's identity (a weights hash) or the identity itself when short."""
     module_name, _, attribute = text.partition(":")
     policy = getattr(importlib.import_module(module_name), attribute)()
-    return policy.identity, policy
+    identity = policy.identity
+    return (f"model {identity[:12]}" if len(identity) > 16 else identity), policy
 
 
 def main(argv: list[str] | None = None) -> int:

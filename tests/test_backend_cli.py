@@ -118,7 +118,7 @@ def test_build_names_match_the_compiler():
 
 @pytest.mark.parametrize("command", ["build", "run", "cost", "test", "bench"])
 def test_every_compiling_command_takes_the_levels(capsys, command):
-    for level, message in (("-O3", "invalid choice: 3 (choose from 0, 1, 2)"), ("-Ofast", "-O")):
+    for level, message in (("-O4", "invalid choice: 4 (choose from 0, 1, 2, 3)"), ("-Ofast", "-O")):
         with pytest.raises(SystemExit) as stopped:
             tri(capsys, command, ARITHMETIC, level)
         err = capsys.readouterr().err
