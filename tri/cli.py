@@ -36,7 +36,8 @@ COMMANDS = {
     "init": ("new", "make a project of an existing directory"),
 }
 COLORS = ("auto", "always", "never")
-EXIT_OK, EXIT_USAGE = 0, 2  # as in tri.commands.common, which `tri --version` does not load
+# as in tri.commands.common, which `tri --version` does not load
+EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
 
 VALUE_OPTIONS = frozenset({"--input", "--secret", "--digest", "--ram"})
 
@@ -182,7 +183,7 @@ def main(argv: list[str] | None = None) -> int:
         return EXIT_USAGE
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
     except BrokenPipeError:  # the reader went away (`tri ... | head`): stop quietly
         sys.stdout = open(os.devnull, "w")  # noqa: SIM115 - so that the exit flush cannot fail
         return EXIT_OK

@@ -12,6 +12,7 @@ from pathlib import Path
 from vm.field import P
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_INTERRUPTED = 130  # Ctrl-C, as a shell reports a SIGINT
 
 
 @dataclass
@@ -43,22 +44,39 @@ class UsageError(Exception):
 def interruptible(call):
     """`call()`, run on a helper thread so that Ctrl-C stops the command at once: native
     code (the JIT) does not return to Python, where KeyboardInterrupt is raised, until it
-    halts, and the main thread, which only waits, takes the signal instead.  An interrupted
-    run is abandoned: the process exits while the helper thread, a daemon, still runs."""
+    halts, and the main thread, which only waits, takes the signal instead.
+
+    An interrupted run is abandoned, and the process ends at once with exit code 130,
+    without the interpreter's shutdown: the helper thread still runs, perhaps inside LLVM
+    compiling the program, and shutting down around it destroys what it is using (LLVM
+    aborts, crashes or waits for ever).  The main thread waits on an event, not with
+    `Thread.join`: in Python 3.11 a join interrupted by Ctrl-C marks a running thread
+    as stopped."""
+    import os
     import threading
 
     outcome: list = []
+    finished = threading.Event()
 
     def target() -> None:
         try:
             outcome.append((True, call()))
         except BaseException as error:  # handed to the main thread, which raises it
             outcome.append((False, error))
+        finally:
+            finished.set()
 
-    worker = threading.Thread(target=target, name="tri-run", daemon=True)
-    worker.start()
-    while worker.is_alive():
-        worker.join(WAIT_SECONDS)
+    threading.Thread(target=target, name="tri-run", daemon=True).start()
+    try:
+        while not finished.wait(WAIT_SECONDS):
+            pass
+    except KeyboardInterrupt:
+        if outcome:
+            raise
+        print("interrupted", file=sys.stderr)
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(EXIT_INTERRUPTED)
     succeeded, value = outcome[0]
     if not succeeded:
         raise value
