@@ -3,7 +3,9 @@ like Trident's (tests/trident_compat), uses the three constructs that kept 11 of
 files from checking -- the dot-step intrinsics, `sponge_squeeze` declared to return a
 `Digest`, a module function named `sub` called as `poly.sub` -- and every file checks with
 `tri check --stdlib ROOT FILE`; its programs build and run alike on the VM and the
-reference evaluator."""
+reference evaluator.  Checking the real library (rebuilt from public copies, never
+shipped) found a fourth construct its recursive verifier uses once the dot steps
+check: a function declared `-> Digest` that returns a tuple of five Fields."""
 
 import re
 from pathlib import Path
@@ -28,6 +30,9 @@ def test_the_corpus_exercises_the_three_constructs():
     assert "#[intrinsic(xb_dot_step)]" in text["os/neptune/xfield.tri"]
     assert "pub fn sponge_squeeze() -> Digest" in text["vm/crypto/hash.tri"]
     assert "pub fn sub(" in text["private/poly.tri"] and "poly.sub(" in text["fhe/ring.tri"]
+    inner = text["os/neptune/inner.tri"]
+    assert "-> Digest {" in inner and "(acc0, acc1, acc2, left, right)\n}" in inner
+    assert "return (left, right, a0, a1, a2)" in inner
     assert len(PROGRAMS) >= 3
 
 
@@ -70,3 +75,17 @@ def test_an_unqualified_call_of_a_builtin_named_function_is_warned_about(tmp_pat
     program.write_text("program user\n\nfn sub(a: Field) -> Field {\n    a\n}\n\nfn main() {\n}\n")
     code, _, err = tri(capsys, "check", program)
     assert code == 1 and "error[E0111]" in err  # a program's functions cannot be qualified
+
+
+def test_a_tuple_of_five_fields_is_a_digest_only_as_a_declared_result(tmp_path, capsys):
+    module = tmp_path / "pack.tri"
+    module.write_text(
+        "module pack\n\npub fn five(a: Field) -> Digest {\n    (a, a, a, a, a)\n}\n\n"
+        "pub fn four(a: Field) -> Digest {\n    (a, a, a, a)\n}\n\n"
+        "pub fn kept(a: Field) -> Field {\n    let d: Digest = (a, a, a, a, a)\n    a\n}\n"
+    )
+    code, _, err = tri(capsys, "check", module)
+    assert code == 1
+    assert "pack.tri:8:5: error[E0201]: return value: expected Digest, found (Field, Field, " in err
+    assert "pack.tri:12:21: error[E0201]: expected Digest, found (Field, " in err
+    assert err.count("error[") == 2  # five(...) is accepted

@@ -24,6 +24,7 @@ from compiler.check.types import (
     StructType,
     TupleType,
     Type,
+    returnable,
     width,
 )
 from compiler.diagnostics import did_you_mean
@@ -135,7 +136,7 @@ class BodyChecker:
             self.bind(name, type_)
         body_type = self.block(function.body)
         result = self.instance.result
-        if result != UNIT and body_type is not None and body_type != result:
+        if result != UNIT and body_type is not None and not returnable(result, body_type):
             if body_type == UNIT and not _ends_in_return(function.body):
                 self.error(
                     "E0210",
@@ -216,7 +217,8 @@ class BodyChecker:
                 self.for_(statement)
             case ast.Return():
                 value = UNIT if statement.value is None else self.expr(statement.value)
-                self.expect(self.instance.result, value, statement.span, "return value: ")
+                if not returnable(self.instance.result, value):
+                    self.expect(self.instance.result, value, statement.span, "return value: ")
             case ast.ExprStatement():
                 found = self.expr(statement.expr)
                 return found if last else UNIT

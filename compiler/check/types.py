@@ -84,6 +84,19 @@ def width(t: Type) -> int:
     raise TypeError(f"not a type: {t!r}")
 
 
+FIVE_FIELDS = TupleType((FIELD,) * DIGEST.width)
+
+
+def returnable(result: Type, found: Type | None) -> bool:
+    """Whether a function declared to return `result` may return a value of type `found`:
+    the same type, or a tuple of five Fields from a function declared `-> Digest`, which
+    Trident's own library writes (`(acc0, acc1, acc2, ptr_a, ptr_b)` in its recursive
+    verifier).  Both are the same five words, the first deepest (language.md §7.2); the
+    declaration says they are a digest, as an intrinsic's does.  Anywhere else a tuple of
+    five Fields is not a Digest (E0201)."""
+    return found == result or (result == DIGEST and found == FIVE_FIELDS)
+
+
 def tuple_offsets(t: TupleType) -> list[int]:
     """The offset of each element of a tuple, from the deepest element."""
     offsets, offset = [], 0
