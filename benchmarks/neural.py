@@ -56,7 +56,6 @@ from vm.tables import heights
 
 ROOT = Path(__file__).resolve().parent.parent
 WHOLE = 24  # blocks of up to this many instructions are searched (compiler.neural.dataset)
-STEP_LIMIT = 64  # moves greedy decoding may take
 BUDGETS = (100, 1000)
 
 
@@ -114,7 +113,7 @@ def guided(policy):
 
 def greedy(policy):
     def search(dag, budget, bound):
-        result = decode_greedy(policy, dag, STEP_LIMIT)
+        result = decode_greedy(policy, dag, bound[0])  # no longer than the block's code
         if result.instructions is None or cost(result.instructions) >= bound:
             return Result(None, False, result.expanded)
         return result

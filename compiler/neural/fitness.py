@@ -14,7 +14,9 @@ compared in that order:
 * `closeness`: the dense tie-break, minus the instructions by which complete decodes
   exceed the search's schedule (an incomplete decode counts its step limit), so weights
   that decode closer to the teacher's schedules rank higher before any win appears.
-* `completed`: decodes that reach the block's exit.
+* `completed`: decodes that reach the block's exit (all of them since greedy decoding
+  keeps a plain completion within its limit: compiler.search.guided.decode_greedy; the
+  figure stays as a check).
 
 All integer, computed by the fixed-point model (compiler.neural.model, numpy): the same
 fitness for the same weights on every machine and worker (compiler.neural.workers).

@@ -30,8 +30,15 @@ whether they are proven optimal, the states expanded.
   (`Result(None, True, ...)`).  Deterministic: no sets, no Python `hash()`, ties broken
   by insertion order.
 * `decode_greedy(policy, dag, step_limit)`: from the start state, take the best-scored
-  legal move (the first of equal scores) until a goal state or `step_limit` moves; no
-  search.  `Result.expanded` counts the states scored.
+  legal move (the first of equal scores) after which the plain schedule
+  (compiler.search.schedule.plain_completion) still finishes the block within the
+  limit -- `step_limit`, or the plain schedule's own length where that is longer --
+  until a goal state.  Every state on the way has a completion that fits, so the
+  decoding cannot wander or run out of steps: it always ends in a schedule.  Where no
+  move of the policy keeps one (the plain schedule from a successor is not always its
+  own schedule's tail), the current state's plain completion finishes the block.  None
+  only for a block the plain schedule cannot do (a word deeper than 16).  No search;
+  `Result.expanded` counts the states scored.
 """
 
 from __future__ import annotations
@@ -40,7 +47,7 @@ import heapq
 
 from compiler.search.dag import Dag
 from compiler.search.moves import Move, Policy, State, legal_moves, start
-from compiler.search.schedule import SIZES, Problem, Result
+from compiler.search.schedule import SIZES, Problem, Result, plain_completion
 
 SCALE = 8  # the penalty is added to the instruction count in eighths of an instruction
 RANK_CAP = 8  # a move ranked lower than this costs no more than this
@@ -132,23 +139,34 @@ def _path(parent: dict, key: tuple) -> list[tuple[str, int | None]]:
 
 
 def decode_greedy(policy: Policy, dag: Dag, step_limit: int = 64) -> Result:
-    """The policy's first choice at every step; see the module docstring."""
+    """The policy's best move that keeps a schedule within the step limit, at every step;
+    see the module docstring."""
     problem = Problem(dag)
     guide = policy.block(dag)
     state = start(problem)
+    completion = plain_completion(problem, state.stack, state.done)
+    if completion is None:
+        return Result(None, False, 0)
+    limit = max(step_limit, len(completion))
     previous: Move | None = None
     instructions: list[tuple[str, int | None]] = []
-    for _ in range(step_limit):
-        if problem.goal(state.stack, state.done):
-            return Result(instructions, False, len(instructions))
+    scored = 0
+    while not problem.goal(state.stack, state.done):
+        left = limit - len(instructions) - 1  # moves left after this one
         moves = legal_moves(problem, state)
-        if not moves:
-            break
-        scores = guide.scores(state, previous, moves)
-        best = ranks(scores).index(0)
-        previous = moves[best]
-        instructions.append(previous.instruction)
-        state = State(previous.stack, previous.done)
-    if problem.goal(state.stack, state.done):
-        return Result(instructions, False, len(instructions))
-    return Result(None, False, len(instructions))
+        chosen = None
+        if moves:
+            scores = guide.scores(state, previous, moves)
+            scored += 1
+            for _, index in sorted((-score, index) for index, score in enumerate(scores)):
+                after = plain_completion(problem, moves[index].stack, moves[index].done)
+                if after is not None and len(after) <= left:
+                    chosen = moves[index]
+                    break
+        if chosen is None:  # the plain schedule from here fits: it finishes the block
+            return Result(instructions + completion, False, scored)
+        previous = chosen
+        instructions.append(chosen.instruction)
+        state = State(chosen.stack, chosen.done)
+        completion = plain_completion(problem, state.stack, state.done)
+    return Result(instructions, False, scored)

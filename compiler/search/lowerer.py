@@ -294,8 +294,8 @@ class SearchLowerer:
 
         try:
             dag = build_dag(start, dont_care)
-            steps = 2 * len(start) + 8
-            results = [decode_greedy(self.policy, dag, steps)]
+            # no longer than the best so far (or the plain schedule, if that is longer)
+            results = [decode_greedy(self.policy, dag, len(found))]
             bound = min(cost(found), cost(results[0].instructions or found))
             results.append(guided_schedule(dag, self.policy, self.policy_budget, bound))
         except (DagError, ScheduleError, PolicyDeclined):

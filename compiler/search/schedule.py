@@ -59,9 +59,35 @@ def plain_schedule(dag: Dag) -> list[tuple[str, int | None]]:
     (`pick d` `pop 1`), so the stack stays within the 16 reachable slots.  At the end the
     exit is built from the bottom up, each value picked up (or copied when another slot
     needs it too)."""
-    stack = list(range(dag.entry - 1, -1, -1))  # bottom first
+    return _plain(dag, list(range(dag.entry - 1, -1, -1)), frozenset())
+
+
+def plain_completion(problem: Problem, stack: tuple, done: int) -> list | None:
+    """The plain schedule's way from a search state (`stack` bottom first, the nodes of
+    `done` run) to the exit: the nodes left in block order, as `plain_schedule` does from
+    the start (a second copy of a value and a constant on the stack are dropped and made again
+    where used);
+    None where it would need a word deeper than the 16 reachable slots."""
+    finished = frozenset(node for node in problem.work if done & problem.bit[node])
+    # the plain schedule keeps one copy of a value and makes the others where they are
+    # used, and pushes a constant there: the other copies and the constants go first
+    words, seen = [], set()
+    for value in reversed(stack):
+        kept = value not in problem.constant and value not in seen
+        words.append(value if kept else problem.garbage)
+        seen.add(value)
+    words.reverse()
+    try:
+        return _plain(problem.dag, words, finished)
+    except ScheduleError:
+        return None
+
+
+def _plain(dag: Dag, stack: list, finished: frozenset) -> list[tuple[str, int | None]]:
+    """`plain_schedule` from `stack` (bottom first; a value id nobody uses is dropped)
+    with the nodes of `finished` already run."""
     code: list[tuple[str, int | None]] = []
-    needed = sorted(dag.needed())
+    needed = [index for index in sorted(dag.needed()) if index not in finished]
     uses: dict[int, int] = {}
     for value in dag.exit:
         if value is not None:
