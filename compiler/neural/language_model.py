@@ -1,0 +1,232 @@
+"""The `-O3` model run as a program in the language: stdlib/nn/optimizer.tri on the VM.
+
+Input: the model's parameters (compiler.neural.model.PARAMETERS order, signed fixed-point
+integers), a block's DAG and its search states.  Output: the same scores as
+`model.NeuralPolicy` on `FixedNumpy`, bit for bit, computed by std.nn.optimizer compiled
+once (`program`, cached per level) and run on an engine of tri.api (the JIT by default,
+the interpreter for small checks).
+
+* `LanguageModel(parameters)` lays the weights out in RAM once
+  (compiler.neural.language_layout: `weight_cells`); `prepare(dag, u32_entry)` runs a
+  block inference (the program's block mode: the encoding in RAM, the prepared tensors
+  back on the output) and `scores(prepared, state, previous, moves)` a state's (state
+  mode: the prepared tensors in RAM, the state on the public input, one score per move
+  back, as signed integers).  A state's run gets only the RAM it reads: the decoder's
+  tensors (`STATE_TENSORS`) and the prepared ones, laid out once per block.
+* `LanguagePolicy(parameters, identity)` is the model as a
+  `compiler.search.moves.Policy`, with `model.NeuralPolicy`'s interface:
+  `block(dag, u32_entry).scores(state, previous, moves)`.
+
+`LanguageModel.cycles` holds the cycle count of its last run (docs/neural.md gives the
+figures per block inference and per state).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+
+import numpy as np
+
+from compiler.check.checker import check
+from compiler.check.resolve import load_project
+from compiler.neural import fixed_numpy as fx
+from compiler.neural.encoding import Encoding, encode
+from compiler.neural.language_layout import MAX_TOKENS, REGIONS, TENSOR, TENSORS
+from compiler.neural.model import EMBEDDINGS, WIDTH, check_parameters, move_argument, move_token
+from compiler.pipeline import compile_program
+from compiler.search.dag import Dag
+from compiler.search.moves import KINDS, Move, State
+from compiler.search.schedule import Problem
+from tri.api import ENGINES
+from vm.tasm import Program
+
+BLOCK_MODE, STATE_MODE = 0, 1
+# -O0: without -O1's inlining and constant specialization the program has half the words
+# (3,480 against 7,053) and the JIT compiles it about eight times faster (a minute against
+# eight on a loaded 2-core machine; cached on disk afterwards), for 12% more cycles
+LEVEL = 0
+# the weight tensors a state's run reads (the rest is only read by a block's)
+STATE_TENSORS = (
+    "decoder.latent_norm.gain",
+    "decoder.latent_norm.bias",
+    "decoder.kind",
+    "decoder.argument",
+    "decoder.start",
+    "decoder.hidden.weight",
+    "decoder.hidden.bias",
+    "decoder.output.weight",
+    "decoder.output.bias",
+)
+# the program: std.nn.optimizer's entry point, compiled with the standard library
+PROGRAM_TEXT = """program optimizer
+
+use std.nn.optimizer
+
+// The -O3 model (std.nn.optimizer): a block inference or a state's scores.
+fn main() {
+    optimizer.infer()
+}
+"""
+PROGRAM_PATH = Path(__file__).resolve().parent / "optimizer_program.tri"  # stands for the text
+
+
+class LanguageModelError(RuntimeError):
+    """The program failed on the VM (a bug: the inputs are the model's own)."""
+
+
+@cache
+def program(level: int = LEVEL) -> Program:
+    """std.nn.optimizer's program, compiled once per level."""
+    checked = check(load_project(PROGRAM_PATH, text=PROGRAM_TEXT))
+    return compile_program(checked, level).program
+
+
+def _field(values: np.ndarray) -> list[int]:
+    return fx.from_signed(np.asarray(values, dtype=np.int64)).tolist()
+
+
+def _cells(pairs) -> dict[int, int]:
+    """{address: field element} of (address, signed words) pairs."""
+    ram: dict[int, int] = {}
+    for address, words in pairs:
+        values = _field(words)
+        ram.update(zip(range(address, address + len(values)), values))
+    return ram
+
+
+def weight_cells(parameters, names: Sequence[str] | None = None) -> dict[int, int]:
+    """The RAM cells of the weights (of the tensors `names`, default all)."""
+    chosen = set(names) if names is not None else None
+    return _cells(
+        (tensor.address, tensor.cells(parameters[tensor.name]))
+        for tensor in TENSORS
+        if chosen is None or tensor.name in chosen
+    )
+
+
+def encoding_cells(encoding: Encoding) -> dict[int, int]:
+    """The RAM cells of a block's encoding: feature indices and mask rows."""
+    features = REGIONS["FEATURES"].address
+    mask = np.zeros((encoding.tokens, MAX_TOKENS), dtype=np.int64)
+    mask[:, : encoding.tokens] = np.asarray(encoding.mask, dtype=np.int64)
+    pairs = [
+        (features + index * MAX_TOKENS, np.asarray(getattr(encoding, name), dtype=np.int64))
+        for index, (name, _) in enumerate(EMBEDDINGS)
+    ]
+    pairs.append((REGIONS["MASK"].address, mask.reshape(-1)))
+    return _cells(pairs)
+
+
+@dataclass(frozen=True)
+class LanguagePrepared:
+    """A block inference's results (signed integers, as `model.Prepared` holds them on
+    FixedNumpy) and the RAM a state's run of this block gets."""
+
+    problem: Problem
+    encoding: Encoding
+    pooled: np.ndarray  # 1 x WIDTH
+    done: np.ndarray  # tokens x WIDTH
+    stack: np.ndarray  # tokens x WIDTH
+    keys: np.ndarray  # (tokens + 2) x WIDTH: the tokens', garbage, zeros
+    ram: dict[int, int]
+
+
+class LanguageModel:
+    """The parameters laid out in RAM once; `prepare` per block, `scores` per state."""
+
+    def __init__(self, parameters, engine: str = "jit", level: int = LEVEL):
+        check_parameters(parameters)
+        if engine not in ENGINES:
+            raise ValueError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
+        self.program = program(level)
+        self.execute = ENGINES[engine]
+        self.block_ram = weight_cells(parameters)
+        self.state_ram = weight_cells(parameters, STATE_TENSORS)
+        self.cycles = 0
+
+    def run(self, public: list[int], ram: dict[int, int]) -> list[int]:
+        """The program's output on one input, as signed integers."""
+        record = self.execute(self.program, public_input=public, ram=ram)
+        if record.error is not None:
+            raise LanguageModelError(f"std.nn.optimizer failed: {record.error}")
+        self.cycles = record.cycles
+        return fx.signed(np.array(record.output, dtype=np.uint64)).tolist()
+
+    def prepare(self, dag: Dag, u32_entry=()) -> LanguagePrepared:
+        """The block inference (raises EncodingTooLarge for a DAG the model does not take)."""
+        encoding = encode(dag, u32_entry)
+        tokens = encoding.tokens
+        ram = {**self.block_ram, **encoding_cells(encoding)}
+        words = np.array(self.run([BLOCK_MODE, tokens], ram), dtype=np.int64)
+        sizes = np.cumsum([WIDTH, tokens * WIDTH, tokens * WIDTH])
+        pooled, done, stack, keys = np.split(words, sizes)
+        pooled, done = pooled.reshape(1, WIDTH), done.reshape(tokens, WIDTH)
+        stack, keys = stack.reshape(tokens, WIDTH), keys.reshape(tokens + 2, WIDTH)
+        state_ram = dict(self.state_ram)
+        state_ram.update(
+            _cells(
+                (REGIONS[name].address, values.reshape(-1))
+                for name, values in (("POOLED", pooled), ("DONE", done), ("STACK", stack))
+            )
+        )
+        state_ram.update(_cells([(REGIONS["KEYS"].address, keys.reshape(-1))]))
+        return LanguagePrepared(Problem(dag), encoding, pooled, done, stack, keys, state_ram)
+
+    def scores(
+        self,
+        prepared: LanguagePrepared,
+        state: State,
+        previous: Move | None,
+        moves: Sequence[Move],
+    ) -> list[int]:
+        """One score per move (signed integers in fixed point), as `Model.scores`."""
+        if not moves:
+            return []
+        problem, encoding = prepared.problem, prepared.encoding
+        done = [
+            encoding.entry + node
+            for position, node in enumerate(problem.work)
+            if state.done >> position & 1
+        ]
+        on_stack = [
+            encoding.value_token[value] for value in state.stack if value != problem.garbage
+        ]
+        public = [STATE_MODE, len(done), *done, len(on_stack), *on_stack]
+        public += [0] if previous is None else [1, *_move_words(prepared, previous)]
+        public.append(len(moves))
+        for move in moves:
+            public += _move_words(prepared, move)
+        return self.run(public, prepared.ram)
+
+
+def _move_words(prepared: LanguagePrepared, move: Move) -> tuple[int, int, int]:
+    """(key row, kind, argument): what the program sums into a move's key."""
+    return move_token(prepared, move), KINDS.index(move.kind), move_argument(move)
+
+
+class LanguageBlockPolicy:
+    def __init__(self, model: LanguageModel, prepared: LanguagePrepared):
+        self.model = model
+        self.prepared = prepared
+
+    def scores(self, state: State, previous: Move | None, moves: Sequence[Move]) -> list:
+        return self.model.scores(self.prepared, state, previous, moves)
+
+
+class LanguagePolicy:
+    """The model in the language as a `compiler.search.moves.Policy` (the interface of
+    `model.NeuralPolicy`); `block` raises `EncodingTooLarge` for a DAG the model does not
+    take."""
+
+    def __init__(self, parameters, identity: str, engine: str = "jit"):
+        self.identity = identity
+        self.model = LanguageModel(parameters, engine)
+
+    def block(self, dag: Dag, u32_entry=()) -> LanguageBlockPolicy:
+        return LanguageBlockPolicy(self.model, self.model.prepare(dag, u32_entry))
+
+
+assert TENSOR.keys() >= set(STATE_TENSORS)
