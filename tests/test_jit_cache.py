@@ -58,3 +58,22 @@ def test_the_limit_defaults_when_unset_or_malformed(monkeypatch):
     assert compiler.cache_limit() == compiler.DEFAULT_CACHE_MEGABYTES * 2**20
     monkeypatch.setenv("TRI_JIT_CACHE_MB", "2")
     assert compiler.cache_limit() == 2 * 2**20
+
+
+def _module(*lengths: int) -> str:
+    """IR text with one function of each length (in body lines)."""
+    functions = []
+    for index, length in enumerate(lengths):
+        body = "\n".join(["  %x = add i64 0, 0"] * (length - 1) + ["  ret void"])
+        functions.append(f"define void @f{index}() {{\nentry:\n{body}\n}}")
+    return "\n\n".join(functions) + "\n"
+
+
+def test_large_functions_are_generated_at_level_zero():
+    """Code generation at LLVM's higher levels grows faster than a function's length: a
+    module with a function past LARGE_FUNCTION lines is generated at level 0, so that
+    compiling costs a bounded amount per instruction; small ones keep the full level."""
+    small, large = compiler.LARGE_FUNCTION // 2, compiler.LARGE_FUNCTION + 10
+    assert compiler.code_generation_level(_module(small, small)) == compiler.OPTIMIZATION_LEVEL
+    assert compiler.code_generation_level(_module(small, large)) == 0
+    assert compiler.code_generation_level("") == compiler.OPTIMIZATION_LEVEL

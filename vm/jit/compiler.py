@@ -27,6 +27,7 @@ from functools import cache
 from pathlib import Path
 
 OPTIMIZATION_LEVEL = 2
+LARGE_FUNCTION = 2_000  # lines of IR in a function above which code is generated at level 0
 DEFAULT_CACHE_MEGABYTES = 256
 _SOURCES = ("vm/jit", "vm/isa.py", "vm/tip5.py", "vm/field.py", "vm/tasm.py")
 _ROOT = Path(__file__).resolve().parents[2]
@@ -52,16 +53,34 @@ def llvm():
 
 
 @cache
-def target_machine():
+def target_machine(level: int = OPTIMIZATION_LEVEL):
+    """The host's target machine, generating code at LLVM's `level` (0 to 3)."""
     binding = llvm()
     target = binding.Target.from_default_triple()
     return target.create_target_machine(
         cpu=binding.get_host_cpu_name(),
         features=binding.get_host_cpu_features().flatten(),
-        opt=OPTIMIZATION_LEVEL,
+        opt=level,
         codemodel="jitdefault",
         jit=True,
     )
+
+
+def code_generation_level(ir_text: str) -> int:
+    """`OPTIMIZATION_LEVEL`, or 0 for a module with a function of more than
+    `LARGE_FUNCTION` lines of IR: LLVM's instruction selection and scheduling at levels 1
+    and up take time that grows faster than the function (a 5,400-line unit of
+    std.nn.optimizer took minutes), where level 0's fast selector and register allocator
+    stay linear, so compiling costs a bounded amount per instruction."""
+    longest = length = 0
+    for line in ir_text.splitlines():
+        if line.startswith("define "):
+            length = 0
+        elif line == "}":
+            longest = max(longest, length)
+        else:
+            length += 1
+    return OPTIMIZATION_LEVEL if longest <= LARGE_FUNCTION else 0
 
 
 @cache
@@ -85,7 +104,7 @@ def fingerprint() -> str:
     digest.update(llvmlite.__version__.encode())
     digest.update(binding.get_host_cpu_name().encode())
     digest.update(binding.get_host_cpu_features().flatten().encode())
-    digest.update(repr((OPTIMIZATION_LEVEL, PASSES)).encode())
+    digest.update(repr((OPTIMIZATION_LEVEL, LARGE_FUNCTION, PASSES)).encode())
     return digest.hexdigest()
 
 
@@ -144,7 +163,9 @@ def object_code(ir_text: str, full: bool = False) -> bytes:
     module = llvm().parse_assembly(ir_text)
     module.verify()
     optimize(module, full)
-    return target_machine().emit_object(module)
+    # the shared helpers (`full`), compiled once per machine, always at the full level
+    level = OPTIMIZATION_LEVEL if full else code_generation_level(ir_text)
+    return target_machine(level).emit_object(module)
 
 
 def cache_limit() -> int:
