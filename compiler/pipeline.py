@@ -135,6 +135,7 @@ def compile_program(
     dump: Dump | None = None,
     profile=None,
     weights: str | None = None,
+    engine: str = "numpy",
 ) -> Compiled:
     """The back end: a checked program (or a module alone: its public functions) at
     `level` -> `Compiled`.
@@ -145,7 +146,9 @@ def compile_program(
     instruction once without a profile), and unless `-O2` is strictly cheaper the
     `-O1` program is the result.  `-O3` adds the model (compiler.neural.model) from the
     weight file `weights` (default: the shipped one); a file that cannot be used gives a
-    warning and the `-O2` build."""
+    warning and the `-O2` build.  The model runs on numpy (`engine="numpy"`) or as its own
+    program, std.nn.optimizer compiled at `-O2`, on the VM (`engine="vm"`,
+    compiler.neural.language_model): the same scores, so the same TASM."""
     if level not in LEVELS:
         raise ValueError(f"no optimization level {level}; the levels are {sorted(LEVELS)}")
     if lowerer is None:
@@ -155,9 +158,7 @@ def compile_program(
 
             policy = None
             if level >= 3:
-                from compiler.neural.model import load_policy
-
-                policy = load_policy(None if weights is None else str(weights))
+                policy = _model(weights, engine)
             lowerer = SearchLowerer(policy=policy)
     last = BACK_END[-1].name
     held = dump
@@ -183,6 +184,20 @@ def compile_program(
         if dump is not None:
             dump(last, compiled.text, True)
     return compiled
+
+
+def _model(weights, engine: str):
+    """The `-O3` policy from `weights` on `engine` (see `compile_program`), or None."""
+    from compiler.neural.model import load_policy
+
+    policy = load_policy(None if weights is None else str(weights))
+    if policy is None or engine == "numpy":
+        return policy
+    if engine != "vm":
+        raise ValueError(f"no model engine {engine!r}; the engines are numpy and vm")
+    from compiler.neural.language_model import vm_policy
+
+    return vm_policy(policy.parameters, policy.identity)
 
 
 def _never_costlier(checked, compiled: Compiled, isa: str, profile) -> Compiled:

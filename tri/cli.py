@@ -32,6 +32,7 @@ COMMANDS = {
     "bench": ("bench", "compare the compiled stdlib with the hand-written baselines"),
     "superopt": ("superopt", "regenerate the proven superoptimizer rule database"),
     "train": ("train", "train the -O3 model on the shipped training set and write its weights"),
+    "selfhost": ("selfhost", "compile the -O3 model's program by itself to a fixed point"),
     "new": ("new", "make a directory NAME with a project in it"),
     "init": ("new", "make a project of an existing directory"),
 }

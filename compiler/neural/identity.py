@@ -48,3 +48,9 @@ def compiler_identity(
         )
     )
     return hash_bytes((text + "\n").encode("utf-8"))
+
+
+def program_digest(program) -> str:
+    """A TASM program's digest (vm.tasm.Program.digest, five field elements) as one word:
+    16 hex digits each, comma-separated."""
+    return ",".join(f"{word:016x}" for word in program.digest)

@@ -80,8 +80,13 @@ class LanguageModelError(RuntimeError):
 @cache
 def program(level: int = LEVEL) -> Program:
     """std.nn.optimizer's program, compiled once per level."""
-    checked = check(load_project(PROGRAM_PATH, text=PROGRAM_TEXT))
-    return compile_program(checked, level).program
+    return compile_program(source_program(), level).program
+
+
+@cache
+def source_program():
+    """std.nn.optimizer's program, checked (what `program` and `tri selfhost` compile)."""
+    return check(load_project(PROGRAM_PATH, text=PROGRAM_TEXT))
 
 
 def _field(values: np.ndarray) -> list[int]:
@@ -137,15 +142,20 @@ class LanguagePrepared:
 class LanguageModel:
     """The parameters laid out in RAM once; `prepare` per block, `scores` per state."""
 
-    def __init__(self, parameters, engine: str = "jit", level: int = LEVEL):
+    def __init__(
+        self, parameters, engine: str = "jit", level: int = LEVEL, compiled: Program | None = None
+    ):
         check_parameters(parameters)
         if engine not in ENGINES:
             raise ValueError(f"unknown engine {engine!r}; expected one of {', '.join(ENGINES)}")
-        self.program = program(level)
+        # the program: std.nn.optimizer compiled at `level`, or one given (tri selfhost's
+        # stages: the same source compiled by another compiler)
+        self.program = compiled if compiled is not None else program(level)
         self.execute = ENGINES[engine]
         self.block_ram = weight_cells(parameters)
         self.state_ram = weight_cells(parameters, STATE_TENSORS)
         self.cycles = 0
+        self.last_run = None  # the run record of the last call (vm.interp.Run)
 
     def run(self, public: list[int], ram: dict[int, int]) -> list[int]:
         """The program's output on one input, as signed integers."""
@@ -153,6 +163,7 @@ class LanguageModel:
         if record.error is not None:
             raise LanguageModelError(f"std.nn.optimizer failed: {record.error}")
         self.cycles = record.cycles
+        self.last_run = record
         return fx.signed(np.array(record.output, dtype=np.uint64)).tolist()
 
     def prepare(self, dag: Dag, u32_entry=()) -> LanguagePrepared:
@@ -221,12 +232,28 @@ class LanguagePolicy:
     `model.NeuralPolicy`); `block` raises `EncodingTooLarge` for a DAG the model does not
     take."""
 
-    def __init__(self, parameters, identity: str, engine: str = "jit"):
+    def __init__(
+        self, parameters, identity: str, engine: str = "jit", compiled: Program | None = None
+    ):
         self.identity = identity
-        self.model = LanguageModel(parameters, engine)
+        self.model = LanguageModel(parameters, engine, compiled=compiled)
 
     def block(self, dag: Dag, u32_entry=()) -> LanguageBlockPolicy:
         return LanguageBlockPolicy(self.model, self.model.prepare(dag, u32_entry))
 
 
 assert TENSOR.keys() >= set(STATE_TENSORS)
+
+
+VM_LEVEL = 2  # the level `-O3 --engine vm` and `tri selfhost --identity` compile it at
+
+
+def vm_policy(parameters, weights_identity: str, engine: str = "auto") -> LanguagePolicy:
+    """`-O3 --engine vm`'s model: std.nn.optimizer compiled at `VM_LEVEL`, run on `engine`;
+    its identity is the compiler's (compiler.neural.identity: the program's digest, the
+    weights' identity, the rule database's hash)."""
+    from compiler.neural.identity import compiler_identity, program_digest
+
+    compiled = program(VM_LEVEL)
+    identity = compiler_identity(program_digest(compiled), weights_identity)
+    return LanguagePolicy(parameters, identity, engine, compiled=compiled)

@@ -336,6 +336,7 @@ class NeuralPolicy:
 
     def __init__(self, parameters, identity: str, arithmetic=None):
         self.identity = identity
+        self.parameters = parameters  # as given: signed integers, PARAMETERS order
         self.model = Model(parameters, arithmetic)
 
     def block(self, dag: Dag, u32_entry=()) -> NeuralBlockPolicy:

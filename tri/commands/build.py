@@ -46,6 +46,13 @@ def register(commands) -> None:
         "in place, laid out inline) instead; -o still gets the --emit output",
     )
     add_level_options(build)
+    build.add_argument(
+        "--engine",
+        choices=("numpy", "vm"),
+        default="numpy",
+        help="where the -O3 model runs: numpy (default) or its own program, std.nn.optimizer, "
+        "on the VM (the same TASM)",
+    )
     build.add_argument("--isa", choices=ISAS, default="rel", help="instruction set (default: rel)")
     add_source_options(build)
     build.set_defaults(handler=command_build)
@@ -61,7 +68,8 @@ def compile_source(path_text: str, arguments, level: int = DEFAULT_LEVEL, isa="r
 
     checked = load_checked(path_text, arguments, dump)
     try:
-        compiled = compile_program(checked, level, isa=isa, dump=dump)
+        engine = getattr(arguments, "engine", "numpy")
+        compiled = compile_program(checked, level, isa=isa, dump=dump, engine=engine)
     except CompileError as failure:
         raise UsageError(render_all(failure.diagnostics)) from None
     return checked, compiled

@@ -1,0 +1,117 @@
+"""`tri selfhost` (issue 15): the compiler's identity, and the -O3 model's program compiled
+by the compiler it is the model of until the identity repeats.
+
+The iteration here is reduced (the model guides one block per stage build, the stages'
+programs run on the interpreter): what is checked is the machinery -- stage 0 at -O2,
+later stages at -O3 with the previous stage's program as the model, the stop at the first
+repeated identity, the check that every stage computes the same function -- not the
+figures of a full run (docs/neural.md, "Self-hosting").
+"""
+
+import json
+
+import numpy as np
+import pytest
+
+from compiler.neural.model import PARAMETERS, initial_parameters
+from compiler.neural.weights import save_weights
+from compiler.search.dag import build_dag
+from compiler.search.moves import PolicyDeclined
+from selfhost.stages import FirstBlocks
+from tri.cli import main
+
+
+def tri(capsys, *arguments):
+    code = main([str(argument) for argument in arguments])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.fixture(scope="module")
+def iteration():
+    from selfhost.stages import iterate
+
+    return iterate(max_stages=3, check=1, blocks=1, engine="interp")
+
+
+def test_the_iteration_stops_at_the_first_repeated_identity(iteration):
+    stages = iteration.stages
+    assert [stage.level for stage in stages] == [2] + [3] * (len(stages) - 1)
+    assert iteration.fixed_point is not None and iteration.fixed_point == len(stages) - 1
+    fixed = iteration.fixed_point
+    assert stages[fixed].identity == stages[fixed - 1].identity
+    # no earlier repetition: the iteration stopped at the first one
+    identities = [stage.identity for stage in stages[:fixed]]
+    assert len(set(identities)) == len(identities)
+    assert iteration.same_function
+    for stage in stages:
+        assert stage.block_cycles > 0 and stage.state_cycles > 0
+        assert stage.block_padded_height >= stage.block_cycles
+    report = iteration.as_json()
+    assert report["fixed_point"] == fixed and len(report["stages"]) == len(stages)
+    assert json.loads(json.dumps(report)) == report
+
+
+def test_the_identity_is_stage_zero_s_and_follows_the_weights(iteration, capsys, tmp_path):
+    code, out, err = tri(capsys, "selfhost", "--identity")
+    assert code == 0, err
+    assert out.strip() == iteration.stages[0].identity
+    assert len(out.strip()) == 64 and int(out.strip(), 16) >= 0
+    other = tmp_path / "other.weights"
+    parameters = initial_parameters(3)
+    save_weights(other, {name: np.asarray(parameters[name]) for name, _ in PARAMETERS})
+    code, changed, err = tri(capsys, "selfhost", "--identity", "--weights", other)
+    assert code == 0, err
+    assert changed.strip() != out.strip()
+
+
+def test_first_blocks_guides_so_many_blocks_then_declines():
+    class Counting:
+        identity = "counting"
+
+        def block(self, dag, u32_entry=()):
+            return dag
+
+    limited = FirstBlocks(Counting(), 2)
+    dag = build_dag([("push", 1), ("push", 2), ("add", None)])
+    assert limited.block(dag) is dag and limited.block(dag) is dag
+    with pytest.raises(PolicyDeclined):
+        limited.block(dag)
+    assert limited.identity == "counting"
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [
+        ("--iterate", "--max-stages", "1"),
+        ("--iterate", "--blocks", "0"),
+        ("--identity", "--weights", "/no/such/file.weights"),
+    ],
+)
+def test_bad_selfhost_settings_are_usage_errors(capsys, arguments):
+    code, _, err = tri(capsys, "selfhost", *arguments)
+    assert code == 2 and err.startswith("error:"), err
+
+
+def test_selfhost_needs_an_action(capsys):
+    with pytest.raises(SystemExit) as stopped:
+        tri(capsys, "selfhost")
+    assert stopped.value.code == 2
+
+
+@pytest.mark.parametrize("name", ["alias_collision", "early_return"])
+def test_the_model_on_the_vm_builds_the_same_tasm(capsys, name, monkeypatch, tmp_path):
+    """`-O3 --engine vm` runs std.nn.optimizer as the model: the same scores as numpy, so
+    the same TASM, on programs where the model's schedule is taken."""
+    monkeypatch.setenv("TRI_CACHE", str(tmp_path))  # each engine's decisions are its own
+    program = f"tests/programs/valid/{name}.tri"
+    outputs = {}
+    for engine in ("numpy", "vm"):
+        code, outputs[engine], err = tri(capsys, "build", program, "-O3", "--engine", engine)
+        assert code == 0, err
+    assert outputs["vm"] == outputs["numpy"]
+    code, report, err = tri(capsys, "build", program, "-O3", "--engine", "vm", "--report")
+    assert code == 0, err
+    search = next(line for line in report.splitlines() if line.startswith("search:"))
+    identity = tri(capsys, "selfhost", "--identity")[1].strip()
+    assert f"model {identity[:16]}: 1 blocks from its schedules" in search, search

@@ -1,0 +1,132 @@
+"""`tri selfhost`: the `-O3` model's program compiled by the compiler it is the model of.
+
+* `--identity` prints the identity of the compiler whose model is std.nn.optimizer
+  compiled at `-O2` (stage 0 of the iteration; what `tri build -O3` would depend on with
+  that program as its model): the hash of the program's digest, the weights' identity and
+  the rule database's hash (optimizer.md §9).
+* `--iterate` compiles the program stage after stage (selfhost.stages) until the
+  identity repeats, at most `--max-stages` stages, one row per stage as it finishes: the
+  stage, its level, identity, the cycles and padded height of one block inference, the
+  mean cycles of a state's scores, the blocks of its own build the model made cheaper,
+  and seconds.  Then where the fixed point was reached (or that it was not) and whether
+  every stage computed the same function.  `--blocks N` lets the model guide only the
+  first N blocks of each build (a quicker run; the fixed point is then that compiler's);
+  `--engine` runs the stages' programs on the JIT (default) or the interpreter.  `--json`
+  prints `{"stages": [...], "fixed_point": k, "same_function": true}` instead.
+
+Exit codes: 0; 1 when the fixed point is not reached or the stages disagree; 2 on bad
+usage or an unusable weight file.
+"""
+
+from __future__ import annotations
+
+import json
+
+from tri.commands.common import EXIT_FAILED, EXIT_OK, OUTPUT, UsageError
+
+COLUMNS = ("stage", "level", "identity", "block cycles", "padded height", "state cycles")
+COLUMNS += ("model wins", "seconds")
+
+
+def register(commands) -> None:
+    parser = commands.add_parser("selfhost")
+    action = parser.add_mutually_exclusive_group(required=True)
+    action.add_argument(
+        "--identity", action="store_true", help="print the compiler's identity and stop"
+    )
+    action.add_argument(
+        "--iterate",
+        action="store_true",
+        help="compile the model's program until its identity repeats",
+    )
+    parser.add_argument(
+        "--max-stages",
+        type=int,
+        default=4,
+        metavar="N",
+        help="stages to build at most with --iterate (default 4)",
+    )
+    parser.add_argument(
+        "--blocks",
+        type=int,
+        metavar="N",
+        help="with --iterate: the model guides only the first N blocks of each stage's build "
+        "(default: every block it takes)",
+    )
+    parser.add_argument(
+        "--weights", metavar="FILE", help="the model's weight file (default: the shipped one)"
+    )
+    parser.add_argument(
+        "--engine",
+        choices=("jit", "interp"),
+        default="jit",
+        help="where the stages' programs run (default jit)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the stages as JSON")
+    parser.set_defaults(handler=command_selfhost)
+
+
+def command_selfhost(arguments) -> int:
+    from compiler.neural.weights import WeightsError
+
+    try:
+        if arguments.identity:
+            print(_identity(arguments.weights))
+            return EXIT_OK
+        return _iterate(arguments)
+    except WeightsError as error:
+        raise UsageError(f"error: {error}") from None
+
+
+def _identity(weights: str | None) -> str:
+    from compiler.neural.language_model import VM_LEVEL, program
+    from selfhost.stages import identity_of, load_model_weights
+
+    return identity_of(program(VM_LEVEL), load_model_weights(weights).identity)
+
+
+def _row(stage) -> list[str]:
+    return [
+        str(stage.number),
+        f"-O{stage.level}",
+        stage.identity[:16],
+        f"{stage.block_cycles:,}",
+        f"2^{stage.block_padded_height.bit_length() - 1}",
+        f"{stage.state_cycles:,.0f}",
+        str(stage.model_wins),
+        f"{stage.seconds:.1f}",
+    ]
+
+
+def _iterate(arguments) -> int:
+    from selfhost.stages import iterate
+
+    if arguments.max_stages < 2:
+        raise UsageError("error: --max-stages must be at least 2 (a fixed point compares two)")
+    if arguments.blocks is not None and arguments.blocks < 1:
+        raise UsageError("error: --blocks must be at least 1")
+
+    def progress(stage) -> None:
+        if not arguments.json and not OUTPUT.quiet:
+            print("  ".join(_row(stage)), flush=True)
+
+    if not arguments.json and not OUTPUT.quiet:
+        print("  ".join(COLUMNS))
+    iteration = iterate(
+        arguments.weights,
+        arguments.max_stages,
+        progress=progress,
+        blocks=arguments.blocks,
+        engine=arguments.engine,
+    )
+    if arguments.json:
+        print(json.dumps(iteration.as_json(), indent=2))
+    else:
+        if iteration.fixed_point is None:
+            print(f"no fixed point within {arguments.max_stages} stages")
+        else:
+            print(f"fixed point at stage {iteration.fixed_point}")
+        same = "yes" if iteration.same_function else "NO"
+        print(f"every stage computes the same function: {same}")
+    reached = iteration.fixed_point is not None and iteration.same_function
+    return EXIT_OK if reached else EXIT_FAILED
