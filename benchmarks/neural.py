@@ -140,8 +140,9 @@ def measure(modules: list[str], search, budget: int) -> dict:
         if strategy is None:
             built = compile_program(checked, 1)
         else:
+            # no decision cache: every row runs its own strategy on every block
             lowerer = CountingLowerer(
-                whole=WHOLE, whole_budget=budget, schedule=strategy, windows=False
+                whole=WHOLE, whole_budget=budget, schedule=strategy, windows=False, cache=None
             )
             built = compile_program(checked, 2, lowerer=lowerer)
             for name in ("blocks", "candidates", "verified", "cheaper", "applied"):
