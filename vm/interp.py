@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from functools import partial
 from itertools import repeat
 
 from vm.field import P
@@ -75,13 +76,16 @@ class Run:
 
 
 def _words(values: Iterable[int]) -> list[int]:
-    """Input words may be written in (-p, p); they are stored canonical."""
-    result = []
-    for value in values:
-        if not -P < value < P:
-            raise ValueError(f"input value {value} is outside (-p, p)")
-        result.append(value % P)
-    return result
+    """Input words may be written in (-p, p); they are stored canonical.  (Checked by the
+    smallest and largest word, so that a large RAM image costs two passes in C.)"""
+    result = list(values)
+    if not result:
+        return result
+    low, high = min(result), max(result)
+    if not -P < low or not high < P:
+        wrong = next(value for value in result if not -P < value < P)
+        raise ValueError(f"input value {wrong} is outside (-p, p)")
+    return result if low >= 0 else [value % P for value in result]
 
 
 def initial_machine(
@@ -124,7 +128,10 @@ def step_functions(machine: Machine) -> list:
 
     steps = [overflow] * (length + 1)
     ops, addresses = program.ops, program.addresses
-    for index, (op, address) in enumerate(zip(ops, addresses)):
+
+    def build(index: int):
+        """The step of the `index`-th instruction, made and put in place."""
+        op, address = ops[index], addresses[index]
         following = addresses[index + 1] if index + 1 < len(ops) else length
         skip = (
             addresses[index + 2]
@@ -138,8 +145,19 @@ def step_functions(machine: Machine) -> list:
             min_depth=op.instruction.minimum_depth(op.argument),
             skip_address=skip,
         )
-        steps[address] = HANDLERS[op.instruction.name](machine, site)
+        step = steps[address] = HANDLERS[op.instruction.name](machine, site)
+        return step
+
+    # Each step is made the first time its address runs: a run that executes a few
+    # instructions of a large program (the JIT interprets only the cold code) does not
+    # pay for the rest.
+    for index, address in enumerate(addresses):
+        steps[address] = partial(_first_step, build, index)
     return steps
+
+
+def _first_step(build, index: int) -> int:
+    return build(index)()
 
 
 def execute(
