@@ -35,7 +35,14 @@ from compiler.check.resolve import load_project
 from compiler.neural import fixed_numpy as fx
 from compiler.neural.encoding import Encoding, encode
 from compiler.neural.language_layout import MAX_TOKENS, REGIONS, TENSOR, TENSORS
-from compiler.neural.model import EMBEDDINGS, WIDTH, check_parameters, move_argument, move_token
+from compiler.neural.model import (
+    EMBEDDINGS,
+    WIDTH,
+    check_parameters,
+    move_argument,
+    move_token,
+    state_tokens,
+)
 from compiler.pipeline import compile_program
 from compiler.search.dag import Dag
 from compiler.search.moves import KINDS, Move, State
@@ -196,15 +203,7 @@ class LanguageModel:
         """One score per move (signed integers in fixed point), as `Model.scores`."""
         if not moves:
             return []
-        problem, encoding = prepared.problem, prepared.encoding
-        done = [
-            encoding.entry + node
-            for position, node in enumerate(problem.work)
-            if state.done >> position & 1
-        ]
-        on_stack = [
-            encoding.value_token[value] for value in state.stack if value != problem.garbage
-        ]
+        done, on_stack = state_tokens(prepared, state)
         public = [STATE_MODE, len(done), *done, len(on_stack), *on_stack]
         public += [0] if previous is None else [1, *_move_words(prepared, previous)]
         public.append(len(moves))

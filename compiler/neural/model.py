@@ -269,15 +269,7 @@ class Model:
         a, w = self.arithmetic, self.weights
         if not moves:
             return []
-        problem, encoding = prepared.problem, prepared.encoding
-        done = [
-            encoding.entry + node
-            for position, node in enumerate(problem.work)
-            if state.done >> position & 1
-        ]
-        on_stack = [
-            encoding.value_token[value] for value in state.stack if value != problem.garbage
-        ]
+        done, on_stack = state_tokens(prepared, state)
         latent = a.sum_rows(
             a.sum_rows(prepared.pooled, prepared.done, done), prepared.stack, on_stack
         )
@@ -300,6 +292,19 @@ class Prepared:
     done: object  # per token: what a done node adds to the latent
     stack: object  # per token: what one of its values on the stack adds to the latent
     keys: object  # per token, then garbage, then nothing: a move key's token part
+
+
+def state_tokens(prepared, state: State) -> tuple[list[int], list[int]]:
+    """A state's tokens: of the nodes done, and of the values on the stack (dead words
+    left out), as the latent sums their projections."""
+    problem, encoding = prepared.problem, prepared.encoding
+    done = [
+        encoding.entry + node
+        for position, node in enumerate(problem.work)
+        if state.done >> position & 1
+    ]
+    on_stack = [encoding.value_token[value] for value in state.stack if value != problem.garbage]
+    return done, on_stack
 
 
 def move_token(prepared: Prepared, move: Move) -> int:
