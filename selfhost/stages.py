@@ -20,8 +20,13 @@ stage at which the identity stopped changing (`Iteration`).
   build's **score** (its own blocks the model made strictly cheaper, from the build's
   funnel); the seconds the stage took.
 * **Same function**: every stage's program is run on the check blocks (a block inference
-  and the scores of the start state each) and its outputs must equal stage 0's word for
-  word; `Iteration.same_function` says whether they did.
+  and the scores of the start state each, with the starting weights) and its outputs must
+  equal stage 0's word for word; `Iteration.same_function` says whether they did.
+* **Retraining** (`retrain`, selfhost.retrain): stage k + 1's weights are stage k's
+  evolved again on the training set and the program's own blocks; stage k + 1's program
+  is still built with stage k's model (its program and its weights), and its identity
+  has its own weights.  The fixed point then needs the weights to settle too;
+  `Iteration.weights_settled` is the first stage whose weights equal the stage's before.
 
 The decision cache is not consulted: a stage's build runs its model on every block it
 searches (the cache would replay decisions made by another stage's program).
@@ -32,7 +37,7 @@ from __future__ import annotations
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from compiler.neural.identity import compiler_identity, program_digest, rules_hash
 from compiler.neural.language_model import (
@@ -45,6 +50,7 @@ from compiler.neural.weights import load_weights
 from compiler.pipeline import compile_program
 from compiler.search.lowerer import SearchLowerer
 from compiler.search.moves import PolicyDeclined, legal_moves, start
+from selfhost.retrain import Retrainer, Retraining
 from vm.tables import heights
 from vm.tasm import Program
 
@@ -79,6 +85,9 @@ class Stage:
     model_wins: int  # blocks of its own build the model made strictly cheaper (0 at stage 0)
     outputs: tuple  # the program's outputs on the check blocks
     seconds: float
+    parameters: dict = field(repr=False, compare=False, default_factory=dict)  # its weights
+    weights_identity: str = ""
+    fitness: tuple | None = None  # the retrained weights' fitness (None: not retrained)
 
     def as_json(self) -> dict:
         return {
@@ -91,6 +100,8 @@ class Stage:
             "state_cycles": round(self.state_cycles, 1),
             "model_wins": self.model_wins,
             "seconds": round(self.seconds, 2),
+            "weights": self.weights_identity,
+            "fitness": None if self.fitness is None else list(self.fitness),
         }
 
 
@@ -99,13 +110,20 @@ class Iteration:
     stages: list[Stage] = field(default_factory=list)
     fixed_point: int | None = None  # the first stage whose identity equals the one before
     same_function: bool = True  # every stage's outputs on the check blocks equal stage 0's
+    retrained: bool = False
+    weights_settled: int | None = None  # the first stage whose weights equal the one before's
+    own_blocks: int = 0  # the program's own blocks retraining used
 
     def as_json(self) -> dict:
-        return {
+        report = {
             "stages": [stage.as_json() for stage in self.stages],
             "fixed_point": self.fixed_point,
             "same_function": self.same_function,
         }
+        if self.retrained:
+            report["weights_settled"] = self.weights_settled
+            report["own_blocks"] = self.own_blocks
+        return report
 
 
 def identity_of(program: Program, weights_identity: str) -> str:
@@ -157,39 +175,47 @@ def measure(model: LanguageModel, dags: list) -> tuple[tuple, int, int, float]:
 def build_stage(
     number: int,
     previous: Stage | None,
-    parameters,
-    weights_identity: str,
+    weights,
+    reference,
     dags: list,
     blocks: int | None = None,
     engine: str = "jit",
+    fitness: tuple | None = None,
 ) -> Stage:
-    """Stage `number`: `-O2` without a previous stage, else `-O3` with its program as the
-    model."""
+    """Stage `number` with `weights` (compiler.neural.weights.Weights or a Retrained: its
+    tensors and identity): `-O2` without a previous stage, else `-O3` with the previous
+    stage's program and weights as the model; measured on `dags` with the `reference`
+    tensors (the same at every stage, so the outputs compare the programs)."""
     began = time.perf_counter()
     checked = source_program()
     if previous is None:
         level, compiled = VM_LEVEL, compile_program(checked, VM_LEVEL)
         wins = 0
     else:
-        # the model: stage k's program; the decisions depend on its identity
-        policy = LanguagePolicy(parameters, previous.identity, engine, compiled=previous.program)
+        # the model: stage k's program and weights; the decisions depend on its identity
+        policy = LanguagePolicy(
+            previous.parameters, previous.identity, engine, compiled=previous.program
+        )
         lowerer = SearchLowerer(policy=FirstBlocks(policy, blocks))
         level, compiled = 3, compile_program(checked, 3, lowerer=lowerer)
         wins = compiled.search.model if compiled.search is not None else 0
     program = compiled.program
-    model = LanguageModel(parameters, engine, compiled=program)
+    model = LanguageModel(reference, engine, compiled=program)
     outputs, block_cycles, block_height, state_cycles = measure(model, dags)
     return Stage(
         number,
         level,
         program,
-        identity_of(program, weights_identity),
+        identity_of(program, weights.identity),
         block_cycles,
         block_height,
         state_cycles,
         wins,
         outputs,
         time.perf_counter() - began,
+        getattr(weights, "parameters", None) or weights.tensors,
+        weights.identity,
+        fitness,
     )
 
 
@@ -200,26 +226,40 @@ def iterate(
     progress: Callable[[Stage], None] | None = None,
     blocks: int | None = None,
     engine: str = "jit",
+    retrain: Retraining | None = None,
 ) -> Iteration:
     """Stages 0, 1, ... until the identity repeats or `max_stages` stages are built; the
     model guides the first `blocks` blocks of each build it is offered (all by default);
-    the stages' programs run on `engine` (tri.api.ENGINES)."""
+    the stages' programs run on `engine` (tri.api.ENGINES); with `retrain`, each stage
+    after the first retrains the weights before it is built."""
     loaded = load_model_weights(weights)
     dags = check_blocks(check)
-    iteration = Iteration()
+    iteration = Iteration(retrained=retrain is not None)
+    retrainer = Retrainer(retrain) if retrain is not None else None
     previous_cache = os.environ.get("TRI_CACHE")
     os.environ["TRI_CACHE"] = "off"  # see the module docstring
     try:
         previous = None
         for number in range(max_stages):
+            stage_weights, fitness, retraining = loaded, None, 0.0
+            if retrainer is not None and previous is not None:
+                began = time.perf_counter()
+                stage_weights = retrainer(previous.parameters)
+                fitness = stage_weights.fitness
+                iteration.own_blocks = retrainer.own
+                retraining = time.perf_counter() - began
             stage = build_stage(
-                number, previous, loaded.tensors, loaded.identity, dags, blocks, engine
+                number, previous, stage_weights, loaded.tensors, dags, blocks, engine, fitness
             )
+            stage = replace(stage, seconds=stage.seconds + retraining)
             iteration.stages.append(stage)
             if progress is not None:
                 progress(stage)
             if stage.outputs != iteration.stages[0].outputs:
                 iteration.same_function = False
+            if fitness is not None and iteration.weights_settled is None:
+                if stage.weights_identity == previous.weights_identity:
+                    iteration.weights_settled = number
             if previous is not None and stage.identity == previous.identity:
                 iteration.fixed_point = number
                 break

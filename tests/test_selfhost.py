@@ -86,6 +86,12 @@ def test_first_blocks_guides_so_many_blocks_then_declines():
         ("--iterate", "--max-stages", "1"),
         ("--iterate", "--blocks", "0"),
         ("--identity", "--weights", "/no/such/file.weights"),
+        ("--identity", "--retrain"),
+        ("--iterate", "--retrain", "--generations", "0"),
+        ("--iterate", "--retrain", "--retrain-blocks", "0"),
+        ("--iterate", "--retrain", "--workers", "many"),
+        ("--iterate", "--generations", "2"),
+        ("--iterate", "--workers", "2"),
     ],
 )
 def test_bad_selfhost_settings_are_usage_errors(capsys, arguments):
@@ -115,3 +121,57 @@ def test_the_model_on_the_vm_builds_the_same_tasm(capsys, name, monkeypatch, tmp
     search = next(line for line in report.splitlines() if line.startswith("search:"))
     identity = tri(capsys, "selfhost", "--identity")[1].strip()
     assert f"model {identity[:16]}: 1 blocks from its schedules" in search, search
+
+
+@pytest.fixture(scope="module")
+def random_weights(tmp_path_factory):
+    path = tmp_path_factory.mktemp("weights") / "random.weights"
+    parameters = initial_parameters(3)
+    save_weights(path, {name: np.asarray(parameters[name]) for name, _ in PARAMETERS})
+    return path
+
+
+def test_retraining_improves_the_weights_until_they_settle(random_weights):
+    """From untrained weights evolution finds fitter ones, stage after stage, until a
+    stage's weights come back unchanged; the fixed point then follows."""
+    from selfhost.retrain import Retraining, weights_identity
+    from selfhost.stages import iterate, load_model_weights
+
+    loaded = load_model_weights(str(random_weights))
+    assert weights_identity(loaded.tensors) == loaded.identity
+    iteration = iterate(
+        str(random_weights), 5, check=1, blocks=1, engine="interp", retrain=Retraining(1, 3)
+    )
+    stages = iteration.stages
+    assert stages[0].fitness is None and stages[0].weights_identity == loaded.identity
+    assert iteration.own_blocks == 3 and iteration.same_function
+    fitness = [stage.fitness for stage in stages[1:]]
+    assert all(a <= b for a, b in zip(fitness, fitness[1:]))
+    for before, after in zip(stages[1:], stages[2:]):
+        changed = after.weights_identity != before.weights_identity
+        assert changed == (after.fitness > before.fitness)
+        assert after.weights_identity == weights_identity(after.parameters)
+    # untrained weights are improved at least once, then settle within the limit
+    assert stages[1].weights_identity != loaded.identity
+    assert iteration.weights_settled is not None and iteration.fixed_point is not None
+    assert iteration.fixed_point >= iteration.weights_settled >= 2
+    report = iteration.as_json()
+    assert report["weights_settled"] == iteration.weights_settled
+    assert report["stages"][1]["fitness"] == list(stages[1].fitness)
+
+
+def test_the_optimizer_s_own_blocks_are_training_entries():
+    from compiler.neural.dataset import trajectory
+    from compiler.search.schedule import cost
+    from selfhost.retrain import OWN_MODULE, own_blocks
+
+    found = own_blocks(4)
+    assert len(found) == 4
+    for entry in found:
+        assert entry["module"] == OWN_MODULE
+        dag = build_dag([tuple(item) for item in entry["start"]], frozenset(entry["dont_care"]))
+        schedule = [tuple(item) for item in entry["schedule"]]
+        assert trajectory(dag, schedule) == entry["steps"]
+        baseline = [tuple(item) for item in entry["baseline"]]
+        assert cost(schedule) <= cost(baseline)
+        assert entry["cheaper"] == (cost(schedule) < cost(baseline))

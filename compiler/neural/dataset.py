@@ -85,8 +85,13 @@ class _Recorder:
 def module_blocks(module: str) -> list[tuple[list, list, tuple]]:
     """(baseline, rule-rewritten start, don't-care slots) per block of the module's -O1
     build, in build order."""
+    return program_blocks(check(load_project(ROOT / module)))
+
+
+def program_blocks(checked) -> list[tuple[list, list, tuple]]:
+    """`module_blocks` of a checked program (tri selfhost: std.nn.optimizer's own)."""
     recorder = _Recorder()
-    compile_program(check(load_project(ROOT / module)), 1, lowerer=recorder)
+    compile_program(checked, 1, lowerer=recorder)
     found = []
     for block in recorder.blocks:
         baseline = SearchLowerer.baseline(block)
@@ -121,48 +126,68 @@ def trajectory(dag, instructions) -> list[dict] | None:
 def build_dataset(names: list[str] | None = None, budget: int = BUDGET) -> dict:
     """The training set over `names` (default: the training modules)."""
     names = split()[0] if names is None else names
-    seen = set()
+    seen: set = set()
+    counts = dict.fromkeys(("blocks", "searched", "not_proven", "costlier", "unreplayable"), 0)
     blocks = []
-    counts = {"blocks": 0, "searched": 0, "not_proven": 0, "costlier": 0, "unreplayable": 0}
     for module in names:
-        for baseline, rewritten, dont_care in module_blocks(module):
-            counts["blocks"] += 1
-            key = (tuple(rewritten), dont_care)
-            if not 2 <= len(rewritten) <= MAX_LENGTH or key in seen:
-                continue
-            seen.add(key)
-            try:
-                dag = build_dag(rewritten, frozenset(dont_care))
-                result = search_schedule(dag, budget)
-            except (DagError, ScheduleError):
-                continue
-            counts["searched"] += 1
-            if not result.optimal or result.instructions is None:
-                counts["not_proven"] += 1
-                continue
-            if cost(result.instructions) > cost(baseline):
-                counts["costlier"] += 1
-                continue
-            steps = trajectory(dag, result.instructions)
-            if steps is None:
-                counts["unreplayable"] += 1
-                continue
-            blocks.append(
-                {
-                    "module": module,
-                    "baseline": [list(item) for item in baseline],
-                    "start": [list(item) for item in rewritten],
-                    "dont_care": list(dont_care),
-                    "schedule": [list(item) for item in result.instructions],
-                    "cheaper": cost(result.instructions) < cost(baseline),
-                    "expanded": result.expanded,
-                    "steps": steps,
-                }
-            )
+        blocks += target_blocks(module, module_blocks(module), budget, seen, counts)
     counts["kept"] = len(blocks)
     counts["steps"] = sum(len(block["steps"]) for block in blocks)
     counts["cheaper"] = sum(block["cheaper"] for block in blocks)
     return {"budget": budget, "modules": names, "counts": counts, "blocks": blocks}
+
+
+def target_blocks(
+    module: str,
+    found: list[tuple[list, list, tuple]],
+    budget: int = BUDGET,
+    seen: set | None = None,
+    counts: dict | None = None,
+    limit: int | None = None,
+) -> list[dict]:
+    """The training-set entries of a module's blocks (`module_blocks`): those the search
+    schedules, proven optimal and no costlier than the baseline, each block once across
+    `seen`; at most `limit`.  `counts` tallies what was left out and why."""
+    seen = set() if seen is None else seen
+    counts = {} if counts is None else counts
+    blocks = []
+    for baseline, rewritten, dont_care in found:
+        if limit is not None and len(blocks) >= limit:
+            break
+        counts["blocks"] = counts.get("blocks", 0) + 1
+        key = (tuple(rewritten), dont_care)
+        if not 2 <= len(rewritten) <= MAX_LENGTH or key in seen:
+            continue
+        seen.add(key)
+        try:
+            dag = build_dag(rewritten, frozenset(dont_care))
+            result = search_schedule(dag, budget)
+        except (DagError, ScheduleError):
+            continue
+        counts["searched"] = counts.get("searched", 0) + 1
+        if not result.optimal or result.instructions is None:
+            counts["not_proven"] = counts.get("not_proven", 0) + 1
+            continue
+        if cost(result.instructions) > cost(baseline):
+            counts["costlier"] = counts.get("costlier", 0) + 1
+            continue
+        steps = trajectory(dag, result.instructions)
+        if steps is None:
+            counts["unreplayable"] = counts.get("unreplayable", 0) + 1
+            continue
+        blocks.append(
+            {
+                "module": module,
+                "baseline": [list(item) for item in baseline],
+                "start": [list(item) for item in rewritten],
+                "dont_care": list(dont_care),
+                "schedule": [list(item) for item in result.instructions],
+                "cheaper": cost(result.instructions) < cost(baseline),
+                "expanded": result.expanded,
+                "steps": steps,
+            }
+        )
+    return blocks
 
 
 def dataset_bytes(dataset: dict) -> bytes:

@@ -13,6 +13,11 @@
   first N blocks of each build (a quicker run; the fixed point is then that compiler's);
   `--engine` runs the stages' programs on the JIT (default) or the interpreter.  `--json`
   prints `{"stages": [...], "fixed_point": k, "same_function": true}` instead.
+* `--retrain` (with `--iterate`) evolves the weights again before each stage after the
+  first (selfhost.retrain): `--generations` rounds on the training set's blocks and the
+  optimizer's own, at most `--retrain-blocks` of each, fitness computed on `--workers`
+  as `tri train` does.  Two more columns, the stage's weights and their fitness, and a
+  line saying at which stage the weights settled, or that they did not.
 
 Exit codes: 0; 1 when the fixed point is not reached or the stages disagree; 2 on bad
 usage or an unusable weight file.
@@ -26,6 +31,7 @@ from tri.commands.common import EXIT_FAILED, EXIT_OK, OUTPUT, UsageError
 
 COLUMNS = ("stage", "level", "identity", "block cycles", "padded height", "state cycles")
 COLUMNS += ("model wins", "seconds")
+RETRAIN_COLUMNS = ("weights", "fitness")
 
 
 def register(commands) -> None:
@@ -62,6 +68,31 @@ def register(commands) -> None:
         default="jit",
         help="where the stages' programs run (default jit)",
     )
+    parser.add_argument(
+        "--retrain",
+        action="store_true",
+        help="with --iterate: evolve the weights again before each stage after the first",
+    )
+    parser.add_argument(
+        "--generations",
+        type=int,
+        default=1,
+        metavar="N",
+        help="with --retrain: evolution rounds per stage (default 1)",
+    )
+    parser.add_argument(
+        "--retrain-blocks",
+        type=int,
+        metavar="N",
+        help="with --retrain: at most N training-set blocks and N of the optimizer's own "
+        "(default: all)",
+    )
+    parser.add_argument(
+        "--workers",
+        default="1",
+        metavar="W",
+        help="with --retrain: where fitness runs, as for tri train (default 1)",
+    )
     parser.add_argument("--json", action="store_true", help="print the stages as JSON")
     parser.set_defaults(handler=command_selfhost)
 
@@ -69,11 +100,12 @@ def register(commands) -> None:
 def command_selfhost(arguments) -> int:
     from compiler.neural.weights import WeightsError
 
+    retrain = _retraining(arguments)
     try:
         if arguments.identity:
             print(_identity(arguments.weights))
             return EXIT_OK
-        return _iterate(arguments)
+        return _iterate(arguments, retrain)
     except WeightsError as error:
         raise UsageError(f"error: {error}") from None
 
@@ -85,8 +117,8 @@ def _identity(weights: str | None) -> str:
     return identity_of(program(VM_LEVEL), load_model_weights(weights).identity)
 
 
-def _row(stage) -> list[str]:
-    return [
+def _row(stage, retrained: bool) -> list[str]:
+    columns = [
         str(stage.number),
         f"-O{stage.level}",
         stage.identity[:16],
@@ -96,28 +128,35 @@ def _row(stage) -> list[str]:
         str(stage.model_wins),
         f"{stage.seconds:.1f}",
     ]
+    if retrained:
+        fitness = "-" if stage.fitness is None else ",".join(map(str, stage.fitness))
+        columns += [stage.weights_identity[:16], fitness]
+    return columns
 
 
-def _iterate(arguments) -> int:
+def _iterate(arguments, retrain) -> int:
     from selfhost.stages import iterate
 
     if arguments.max_stages < 2:
         raise UsageError("error: --max-stages must be at least 2 (a fixed point compares two)")
-    if arguments.blocks is not None and arguments.blocks < 1:
-        raise UsageError("error: --blocks must be at least 1")
+    for name in ("blocks", "generations", "retrain_blocks"):
+        value = getattr(arguments, name)
+        if value is not None and value < 1:
+            raise UsageError(f"error: --{name.replace('_', '-')} must be at least 1")
 
     def progress(stage) -> None:
         if not arguments.json and not OUTPUT.quiet:
-            print("  ".join(_row(stage)), flush=True)
+            print("  ".join(_row(stage, retrain is not None)), flush=True)
 
     if not arguments.json and not OUTPUT.quiet:
-        print("  ".join(COLUMNS))
+        print("  ".join(COLUMNS + (RETRAIN_COLUMNS if retrain is not None else ())))
     iteration = iterate(
         arguments.weights,
         arguments.max_stages,
         progress=progress,
         blocks=arguments.blocks,
         engine=arguments.engine,
+        retrain=retrain,
     )
     if arguments.json:
         print(json.dumps(iteration.as_json(), indent=2))
@@ -126,7 +165,43 @@ def _iterate(arguments) -> int:
             print(f"no fixed point within {arguments.max_stages} stages")
         else:
             print(f"fixed point at stage {iteration.fixed_point}")
+        if iteration.retrained:
+            settled = iteration.weights_settled
+            print(
+                f"weights settled at stage {settled}"
+                if settled is not None
+                else f"weights did not settle within {len(iteration.stages)} stages"
+            )
+            print(f"retrained on {iteration.own_blocks} of the optimizer's own blocks")
         same = "yes" if iteration.same_function else "NO"
         print(f"every stage computes the same function: {same}")
     reached = iteration.fixed_point is not None and iteration.same_function
     return EXIT_OK if reached else EXIT_FAILED
+
+
+def _retraining(arguments):
+    """`--retrain`'s settings (selfhost.retrain.Retraining), or None without it."""
+    retraining_options = ("--generations", "--retrain-blocks", "--workers")
+    if not arguments.retrain:
+        given = [
+            option
+            for option, value, default in zip(
+                retraining_options,
+                (arguments.generations, arguments.retrain_blocks, arguments.workers),
+                (1, None, "1"),
+            )
+            if value != default
+        ]
+        if given:
+            raise UsageError(f"error: {given[0]} needs --retrain")
+        return None
+    if not arguments.iterate:
+        raise UsageError("error: --retrain needs --iterate")
+    from compiler.neural.workers import WorkersError, parse_workers
+    from selfhost.retrain import Retraining
+
+    try:
+        workers = parse_workers(arguments.workers)
+    except WorkersError as error:
+        raise UsageError(f"error: {error}") from None
+    return Retraining(arguments.generations, arguments.retrain_blocks, workers)
