@@ -12,6 +12,7 @@ import json
 
 import numpy as np
 import pytest
+from corpus import corpus
 
 from compiler.neural.model import PARAMETERS, initial_parameters
 from compiler.neural.weights import save_weights
@@ -105,17 +106,21 @@ def test_selfhost_needs_an_action(capsys):
     assert stopped.value.code == 2
 
 
-@pytest.mark.parametrize("name", ["alias_collision", "early_return"])
-def test_the_model_on_the_vm_builds_the_same_tasm(capsys, name, monkeypatch, tmp_path):
-    """`-O3 --engine vm` runs std.nn.optimizer as the model: the same scores as numpy, so
-    the same TASM, on programs where the model's schedule is taken."""
+def same_tasm_both_engines(capsys, program, monkeypatch, tmp_path) -> None:
     monkeypatch.setenv("TRI_CACHE", str(tmp_path))  # each engine's decisions are its own
-    program = f"tests/programs/valid/{name}.tri"
     outputs = {}
     for engine in ("numpy", "vm"):
         code, outputs[engine], err = tri(capsys, "build", program, "-O3", "--engine", engine)
         assert code == 0, err
     assert outputs["vm"] == outputs["numpy"]
+
+
+@pytest.mark.parametrize("name", ["alias_collision", "early_return"])
+def test_the_model_on_the_vm_builds_the_same_tasm(capsys, name, monkeypatch, tmp_path):
+    """`-O3 --engine vm` runs std.nn.optimizer as the model: the same scores as numpy, so
+    the same TASM, on programs where the model's schedule is taken."""
+    program = f"tests/programs/valid/{name}.tri"
+    same_tasm_both_engines(capsys, program, monkeypatch, tmp_path)
     code, report, err = tri(capsys, "build", program, "-O3", "--engine", "vm", "--report")
     assert code == 0, err
     search = next(line for line in report.splitlines() if line.startswith("search:"))
@@ -175,3 +180,13 @@ def test_the_optimizer_s_own_blocks_are_training_entries():
         baseline = [tuple(item) for item in entry["baseline"]]
         assert cost(schedule) <= cost(baseline)
         assert entry["cheaper"] == (cost(schedule) < cost(baseline))
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("program", corpus("valid"), ids=lambda path: path.stem)
+def test_the_model_on_the_vm_builds_the_same_tasm_on_the_whole_corpus(
+    capsys, program, monkeypatch, tmp_path
+):
+    """The acceptance check: byte-identical `-O3` TASM from both engines on every corpus
+    program (about half a minute each: every block and search state is a VM run)."""
+    same_tasm_both_engines(capsys, program, monkeypatch, tmp_path)
