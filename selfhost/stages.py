@@ -62,14 +62,17 @@ class FirstBlocks:
     them in one order, so the same ones every time) and declines the rest, which keep
     `-O2`'s schedule: `--blocks N`, a stage build in a fraction of the time."""
 
-    def __init__(self, policy, count: int | None):
+    def __init__(self, policy, count: int | None, on_block: Callable[[int], None] | None = None):
         self.policy, self.count, self.identity = policy, count, policy.identity
         self.offered = 0
+        self.on_block = on_block  # called with the count of blocks guided so far
 
     def block(self, dag, u32_entry=()):
         if self.count is not None and self.offered >= self.count:
             raise PolicyDeclined("beyond the blocks this stage guides")
         self.offered += 1
+        if self.on_block is not None:
+            self.on_block(self.offered)
         return self.policy.block(dag, u32_entry)
 
 
@@ -181,14 +184,17 @@ def build_stage(
     blocks: int | None = None,
     engine: str = "jit",
     fitness: tuple | None = None,
+    status: Callable[[str], None] = lambda text: None,
 ) -> Stage:
     """Stage `number` with `weights` (compiler.neural.weights.Weights or a Retrained: its
     tensors and identity): `-O2` without a previous stage, else `-O3` with the previous
     stage's program and weights as the model; measured on `dags` with the `reference`
-    tensors (the same at every stage, so the outputs compare the programs)."""
+    tensors (the same at every stage, so the outputs compare the programs); `status` is
+    told what the stage is doing."""
     began = time.perf_counter()
     checked = source_program()
     if previous is None:
+        status(f"stage {number}: building at -O{VM_LEVEL}")
         level, compiled = VM_LEVEL, compile_program(checked, VM_LEVEL)
         wins = 0
     else:
@@ -196,10 +202,16 @@ def build_stage(
         policy = LanguagePolicy(
             previous.parameters, previous.identity, engine, compiled=previous.program
         )
-        lowerer = SearchLowerer(policy=FirstBlocks(policy, blocks))
+        status(f"stage {number}: building at -O3")
+
+        def guided(count: int) -> None:
+            status(f"stage {number}: building at -O3, the model guiding block {count}")
+
+        lowerer = SearchLowerer(policy=FirstBlocks(policy, blocks, guided))
         level, compiled = 3, compile_program(checked, 3, lowerer=lowerer)
         wins = compiled.search.model if compiled.search is not None else 0
     program = compiled.program
+    status(f"stage {number}: running the program on the check blocks")
     model = LanguageModel(reference, engine, compiled=program)
     outputs, block_cycles, block_height, state_cycles = measure(model, dags)
     return Stage(
@@ -227,11 +239,13 @@ def iterate(
     blocks: int | None = None,
     engine: str = "jit",
     retrain: Retraining | None = None,
+    status: Callable[[str], None] = lambda text: None,
 ) -> Iteration:
     """Stages 0, 1, ... until the identity repeats or `max_stages` stages are built; the
     model guides the first `blocks` blocks of each build it is offered (all by default);
     the stages' programs run on `engine` (tri.api.ENGINES); with `retrain`, each stage
-    after the first retrains the weights before it is built."""
+    after the first retrains the weights before it is built; `status` is told what each
+    stage is doing (`progress` gets each stage as it is finished)."""
     loaded = load_model_weights(weights)
     dags = check_blocks(check)
     iteration = Iteration(retrained=retrain is not None)
@@ -244,12 +258,21 @@ def iterate(
             stage_weights, fitness, retraining = loaded, None, 0.0
             if retrainer is not None and previous is not None:
                 began = time.perf_counter()
+                status(f"stage {number}: retraining the weights")
                 stage_weights = retrainer(previous.parameters)
                 fitness = stage_weights.fitness
                 iteration.own_blocks = retrainer.own
                 retraining = time.perf_counter() - began
             stage = build_stage(
-                number, previous, stage_weights, loaded.tensors, dags, blocks, engine, fitness
+                number,
+                previous,
+                stage_weights,
+                loaded.tensors,
+                dags,
+                blocks,
+                engine,
+                fitness,
+                status,
             )
             stage = replace(stage, seconds=stage.seconds + retraining)
             iteration.stages.append(stage)

@@ -28,11 +28,14 @@ def tri(capsys, *arguments):
     return code, out, err
 
 
+STATUS: list[str] = []  # what the module's iteration said it was doing
+
+
 @pytest.fixture(scope="module")
 def iteration():
     from selfhost.stages import iterate
 
-    return iterate(max_stages=3, check=1, blocks=1, engine="interp")
+    return iterate(max_stages=3, check=1, blocks=1, engine="interp", status=STATUS.append)
 
 
 def test_the_iteration_stops_at_the_first_repeated_identity(iteration):
@@ -51,6 +54,15 @@ def test_the_iteration_stops_at_the_first_repeated_identity(iteration):
     report = iteration.as_json()
     assert report["fixed_point"] == fixed and len(report["stages"]) == len(stages)
     assert json.loads(json.dumps(report)) == report
+    # the status line: every stage's build and check runs, the one block each -O3 build
+    # let the model guide
+    assert STATUS[:2] == [
+        "stage 0: building at -O2",
+        "stage 0: running the program on the check blocks",
+    ]
+    for number in range(1, len(stages)):
+        assert f"stage {number}: building at -O3, the model guiding block 1" in STATUS
+    assert not any("guiding block 2" in text for text in STATUS)
 
 
 def test_the_identity_is_stage_zero_s_and_follows_the_weights(iteration, capsys, tmp_path):

@@ -8,7 +8,8 @@
   identity repeats, at most `--max-stages` stages, one row per stage as it finishes: the
   stage, its level, identity, the cycles and padded height of one block inference, the
   mean cycles of a state's scores, the blocks of its own build the model made cheaper,
-  and seconds.  Then where the fixed point was reached (or that it was not) and whether
+  and seconds; on a terminal, a transient status line says what the current stage is
+  doing.  Then where the fixed point was reached (or that it was not) and whether
   every stage computed the same function.  `--blocks N` lets the model guide only the
   first N blocks of each build (a quicker run; the fixed point is then that compiler's);
   `--engine` runs the stages' programs on the JIT (default) or the interpreter.  `--json`
@@ -26,6 +27,8 @@ usage or an unusable weight file.
 from __future__ import annotations
 
 import json
+import sys
+from contextlib import contextmanager
 
 from tri.commands.common import EXIT_FAILED, EXIT_OK, OUTPUT, UsageError
 
@@ -150,14 +153,16 @@ def _iterate(arguments, retrain) -> int:
 
     if not arguments.json and not OUTPUT.quiet:
         print("  ".join(COLUMNS + (RETRAIN_COLUMNS if retrain is not None else ())))
-    iteration = iterate(
-        arguments.weights,
-        arguments.max_stages,
-        progress=progress,
-        blocks=arguments.blocks,
-        engine=arguments.engine,
-        retrain=retrain,
-    )
+    with _status_line() as status:
+        iteration = iterate(
+            arguments.weights,
+            arguments.max_stages,
+            progress=progress,
+            blocks=arguments.blocks,
+            engine=arguments.engine,
+            retrain=retrain,
+            status=status,
+        )
     if arguments.json:
         print(json.dumps(iteration.as_json(), indent=2))
     else:
@@ -177,6 +182,19 @@ def _iterate(arguments, retrain) -> int:
         print(f"every stage computes the same function: {same}")
     reached = iteration.fixed_point is not None and iteration.same_function
     return EXIT_OK if reached else EXIT_FAILED
+
+
+@contextmanager
+def _status_line():
+    """A transient line on the terminal (stderr) saying what the stage is doing; nothing
+    when stderr is not a terminal or with --quiet."""
+    if OUTPUT.quiet or not sys.stderr.isatty():
+        yield lambda text: None
+        return
+    from rich.console import Console
+
+    with Console(stderr=True).status("starting") as line:
+        yield lambda text: line.update(text)
 
 
 def _retraining(arguments):
