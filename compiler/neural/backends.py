@@ -6,7 +6,7 @@ the real r is round(r * 2^16)) and activations in each backend's own form.  Outp
 same operations in each:
 
 * `FixedNumpy` -- fixed-point Goldilocks, vectorized, on int64 arrays of the signed
-  values the field elements stand for (compiler.neural.signed_numpy, tensor_numpy's
+  values the field elements stand for (compiler.neural.signed_numpy, the reference's
   operations without a conversion around each): what `-O3` runs.
 * `FixedReference` -- the same on lists of lists of Python ints (compiler.neural.fixed,
   tensor): the pure-Python reference, bit for bit with `FixedNumpy`.
@@ -34,7 +34,7 @@ from compiler.neural.tensor import GELU_SLOPE, SIGMOID_CLAMP, SIGMOID_CUBIC, SIG
 
 class FixedNumpy:
     """Fixed point, vectorized: int64 arrays of the signed values of the field elements
-    (compiler.neural.signed_numpy: tensor_numpy's sequences without the conversions)."""
+    (compiler.neural.signed_numpy: the reference's sequences without the conversions)."""
 
     name = "fixed numpy"
 

@@ -1,15 +1,15 @@
-"""compiler.neural.tensor_numpy's functions on the signed values, for the model's hot path.
+"""The model's tensor operations on numpy arrays of signed values: its hot path.
 
 Input and output: int64 arrays of the signed integers fixed-point field elements stand
 for (`fixed_numpy.signed`), instead of uint64 field elements.  Within the model every
 value stays far inside (-p/2, p/2), so a field addition is the integer addition of the
 signed values, and each function below is the same sequence of roundings as its
 namesake in compiler.neural.tensor (whose docstring defines them) -- without the
-conversion to and from field elements around every operation, which is most of
-tensor_numpy's time on small arrays.  Bounds are still checked: every exact product
-(`fixed_numpy.check_products`) and every total (`ACCUMULATOR_LIMIT`) before it is
-rounded.  tests/test_neural_model.py holds these to tensor_numpy on random values and
-the model built on them to the pure-Python reference bit for bit.
+conversion to and from field elements around every operation (compiler.neural.
+tensor_numpy is these functions with field elements in and out).  Bounds are still
+checked: every exact product (`fixed_numpy.check_products`) and every total
+(`ACCUMULATOR_LIMIT`) before it is rounded.  tests/test_neural_model.py holds these,
+and the model built on them, to the pure-Python reference bit for bit.
 """
 
 from __future__ import annotations
