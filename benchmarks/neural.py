@@ -7,8 +7,11 @@ built once per row:
 * `-O1`: the classical build, the reference of every column;
 * `unguided search`: `-O2`'s search (compiler.search.schedule.search_schedule);
 * `search + <policy>`: the policy-guided search (compiler.search.guided) with the
-  uniform-random control, the frequency-table control, and every `--policy` given;
-* `greedy + <policy>`: greedy decoding alone (no search), for the same policies.
+  uniform-random control, the frequency-table control, and every `--policy` given; one
+  such row per `--guide-weights` weight (0 by default: the policy breaks A*'s ties);
+* `greedy + <policy>`: greedy decoding alone (no search), for the same policies;
+* `decode, search + <policy>`: the greedy decode, then the search it guides with the
+  states left of the budget, bounded by the decode: the two together, as `-O3` runs them.
 
 Every searched row uses compiler.search.lowerer's `SearchLowerer` with the row's
 strategy on whole blocks of up to `WHOLE` instructions at the row's node budget, and no
@@ -27,6 +30,7 @@ against `-O1`, runs whose padded height falls, search states expanded and proces
 in the strategy.  `<` not `<=`: identical output is not a win.
 
     python benchmarks/neural.py [--markdown] [--budgets 100,1000] [--policy module:callable]
+                                [--held-out-only] [--guide-weights 0,1,2]
 
 A `--policy` names a callable of no arguments that returns a `Policy`
 (compiler.search.moves); it adds a search row and a greedy row.
@@ -104,9 +108,9 @@ def _effect(instructions) -> int | None:
     return len(built.exit) - built.entry
 
 
-def guided(policy):
+def guided(policy, weight: int = 0):
     def search(dag, budget, bound):
-        return guided_schedule(dag, policy, budget, bound)
+        return guided_schedule(dag, policy, budget, bound, weight)
 
     return search
 
@@ -121,11 +125,33 @@ def greedy(policy):
     return search
 
 
-def strategies(policies: list) -> list[tuple[str, object]]:
-    """(row name, search) per row after `-O1`."""
+def decode_then_search(policy):
+    """The policy's greedy decode, then the search it guides with the states left of the
+    budget, bounded by the decode when that is cheaper (what `-O3` does after `-O2`'s
+    search, compiler.search.lowerer): the decode's moves count against the budget."""
+
+    def search(dag, budget, bound):
+        decoded = decode_greedy(policy, dag, bound[0])
+        best = None
+        if decoded.instructions is not None and cost(decoded.instructions) < bound:
+            best, bound = decoded.instructions, cost(decoded.instructions)
+        left = max(0, budget - decoded.expanded)
+        result = guided_schedule(dag, policy, left, bound)
+        if result.instructions is not None:
+            best = result.instructions
+        return Result(best, result.optimal, decoded.expanded + result.expanded)
+
+    return search
+
+
+def strategies(policies: list, weights=(0,)) -> list[tuple[str, object]]:
+    """(row name, search) per row after `-O1`; a search row per policy and weight."""
     rows = [("unguided search", search_schedule)]
-    rows += [(f"search + {name}", guided(policy)) for name, policy in policies]
+    for weight in weights:
+        label = "search" if weight == 0 else f"search (weight {weight})"
+        rows += [(f"{label} + {name}", guided(policy, weight)) for name, policy in policies]
     rows += [(f"greedy + {name}", greedy(policy)) for name, policy in policies]
+    rows += [(f"decode, search + {name}", decode_then_search(policy)) for name, policy in policies]
     return rows
 
 
@@ -231,10 +257,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--budgets", default=",".join(map(str, BUDGETS)), help="node budgets")
     parser.add_argument("--policy", action="append", default=[], help="module:callable")
     parser.add_argument("--held-out-only", action="store_true", help="skip the training table")
+    parser.add_argument(
+        "--guide-weights",
+        default="0",
+        help="the guided search's weights, a search row each (0: the policy breaks ties only)",
+    )
     arguments = parser.parse_args(argv)
     policies = [("uniform-random", UniformRandomPolicy(0)), ("frequency", frequency_policy())]
     policies += [load_policy(text) for text in arguments.policy]
-    rows = strategies(policies)
+    rows = strategies(policies, [int(text) for text in arguments.guide_weights.split(",")])
     training, held = split()
     parts = [("held-out modules", held)]
     if not arguments.held_out_only:
