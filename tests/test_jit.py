@@ -37,7 +37,7 @@ from tri.cli import main
 from vm import interp, tables, tip5
 from vm.field import P
 from vm.isa import INSTRUCTIONS, Arg, Flow, instruction_set
-from vm.jit import runtime
+from vm.jit import helpers, runtime
 from vm.jit.codegen import emitters
 from vm.jit.runtime import Options
 from vm.jit.support import support
@@ -397,12 +397,48 @@ def test_long_output():
 @given(st.lists(words, min_size=16, max_size=16))
 @example([0] * 16)
 @example([P - 1] * 16)
+@example([2**32 - 1] * 16)
+@example([2**32] * 16)
+@example([P - 1, 0, 2**32 - 1, 2**32, 1, P - 2**32, 2**63, 2**32 + 1] * 2)
 def test_native_tip5_matches_the_reference(state):
+    """Both native permutations (vm.jit.tip5_ir): the output, and the marking one's
+    cascade limbs, against the plain-Python reference; in place, as the JIT calls them."""
     permute = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_void_p)(support().permute)
+    expected = list(tip5.reference_permutation_trace(state)[-1])
     words_in = np.array(state, dtype=np.uint64)
     words_out = np.zeros(16, dtype=np.uint64)
     permute(words_in.ctypes.data, words_out.ctypes.data)
-    assert words_out.tolist() == list(tip5.reference_permutation_trace(state)[-1])
+    assert words_out.tolist() == expected
+    address = int(support().table[helpers.NAMES.index("tip5_permute_marking")])
+    marking = ctypes.CFUNCTYPE(None, *[ctypes.c_void_p] * 3)(address)
+    cascade = np.zeros(1 << 10, dtype=np.uint64)  # one bit per 16-bit limb
+    marking(words_in.ctypes.data, words_in.ctypes.data, cascade.ctypes.data)
+    assert words_in.tolist() == expected
+    bits = np.unpackbits(cascade.view(np.uint8), bitorder="little")
+    assert set(np.flatnonzero(bits).tolist()) == tip5.reference_cascade_limbs(state)
+
+
+def _native_power():
+    address = int(support().table[helpers.NAMES.index("field_power")])
+    return ctypes.CFUNCTYPE(ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint64)(address)
+
+
+def test_native_power_of_two_matches_python():
+    """The helper's shift path for a base of 2, over two periods of 2's powers and the
+    edges of the exponent."""
+    power = _native_power()
+    exponents = [*range(400), 2**32 - 1, 2**32, P - 2, P - 1, 2**64 - 1]
+    assert [power(2, e) for e in exponents] == [pow(2, e, P) for e in exponents]
+
+
+@settings(max_examples=60, deadline=None)
+@given(words, st.one_of(st.integers(0, 2**32 - 1), st.sampled_from([0, 1, P - 2, P - 1])))
+@example(0, 0)
+@example(P - 1, 2**32 - 1)
+@example(2, 191)
+@example(3, P - 2)
+def test_native_power_matches_python(base, exponent):
+    assert _native_power()(base, exponent) == pow(base, exponent, P)
 
 
 def test_auto_engine_interprets_short_runs_and_compiles_long_ones():

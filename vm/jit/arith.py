@@ -5,8 +5,8 @@ elements (in [0, p)); output: i64 SSA values that hold canonical results.
 The reduction follows `vm.field_kernels` exactly (2^64 = 2^32 - 1 and
 2^96 = -1 mod p), but the 64x64-bit product is a native 128-bit multiply.
 X-field elements are tuples (c0, c1, c2) of such values, as in `vm.xfield`.
-`power_function` builds square-and-multiply as a function, for the shared
-helpers of `vm.jit.helpers`.
+`power_function` builds the field power as a function (shifts for a base of 2,
+square-and-multiply otherwise), for the shared helpers of `vm.jit.helpers`.
 """
 
 from __future__ import annotations
@@ -81,16 +81,53 @@ def mul(builder: ir.IRBuilder, a, b):
     return reduce128(builder, high, builder.trunc(product, I64))
 
 
+def mul_partial(builder: ir.IRBuilder, a, b):
+    """a * b mod p for any 64-bit a and b, below 2^64 but not necessarily canonical."""
+    product = builder.mul(builder.zext(a, I128), builder.zext(b, I128))
+    high = builder.trunc(builder.lshr(product, ir.Constant(I128, 64)), I64)
+    return reduce128_partial(builder, high, builder.trunc(product, I64))
+
+
+def canonical(builder: ir.IRBuilder, value):
+    """A value below 2^64 (< 2p) reduced to [0, p)."""
+    too_big = builder.icmp_unsigned(">=", value, constant(P))
+    return builder.select(too_big, builder.sub(value, constant(P)), value)
+
+
+TWO_ORDER = 192  # 2^96 = -1 mod p, so 2^192 = 1: the powers of 2 repeat with period 192
+
+
+def power_of_two(builder: ir.IRBuilder, exponent):
+    """2^exponent mod p for any 64-bit exponent, from shifts: with k = exponent mod 192,
+    2^k = -2^(k - 96) for k >= 96, and 2^j = 2^(j - 32) - 2^(j - 64) for 64 <= j < 96
+    (2^64 = 2^32 - 1); every such value is canonical and not 0."""
+    k = builder.urem(exponent, constant(TWO_ORDER))
+    negative = builder.icmp_unsigned(">=", k, constant(96))
+    j = builder.select(negative, builder.sub(k, constant(96)), k)  # 0 <= j < 96
+    small = builder.shl(constant(1), builder.and_(j, constant(63)))
+    upper = builder.shl(constant(1), builder.and_(builder.sub(j, constant(32)), constant(63)))
+    lower = builder.shl(constant(1), builder.and_(builder.sub(j, constant(64)), constant(63)))
+    wide = builder.icmp_unsigned(">=", j, constant(64))
+    value = builder.select(wide, builder.sub(upper, lower), small)
+    return builder.select(negative, builder.sub(constant(P), value), value)
+
+
 def power_function(module: ir.Module, name: str = "field_power") -> ir.Function:
-    """`i64 name(i64 base, i64 exponent)`: base^exponent mod p, with 0^0 = 1."""
+    """`i64 name(i64 base, i64 exponent)`: base^exponent mod p, with 0^0 = 1.  A base of 2
+    (`push 2 pow`, TASM's shift idiom) takes shifts (`power_of_two`); any other base square
+    and multiply, with products left partly reduced until the end."""
     function = ir.Function(module, ir.FunctionType(I64, [I64, I64]), name)
     base_argument, exponent_argument = function.args
     entry = function.append_basic_block("entry")
+    two = function.append_basic_block("two")
     loop = function.append_basic_block("loop")
     body = function.append_basic_block("body")
     done = function.append_basic_block("done")
     builder = ir.IRBuilder(entry)
-    builder.branch(loop)
+    is_two = builder.icmp_unsigned("==", base_argument, constant(2))
+    builder.cbranch(is_two, two, loop)
+    builder.position_at_end(two)
+    builder.ret(power_of_two(builder, exponent_argument))
     builder.position_at_end(loop)
     result = builder.phi(I64, "result")
     base = builder.phi(I64, "base")
@@ -101,15 +138,15 @@ def power_function(module: ir.Module, name: str = "field_power") -> ir.Function:
     builder.cbranch(builder.icmp_unsigned("==", exponent, constant(0)), done, body)
     builder.position_at_end(body)
     odd = builder.trunc(exponent, I1)
-    next_result = builder.select(odd, mul(builder, result, base), result)
-    next_base = mul(builder, base, base)
+    next_result = builder.select(odd, mul_partial(builder, result, base), result)
+    next_base = mul_partial(builder, base, base)
     next_exponent = builder.lshr(exponent, constant(1))
     result.add_incoming(next_result, body)
     base.add_incoming(next_base, body)
     exponent.add_incoming(next_exponent, body)
     builder.branch(loop)
     builder.position_at_end(done)
-    builder.ret(result)
+    builder.ret(canonical(builder, result))
     return function
 
 

@@ -12,7 +12,11 @@ these through the helper table (vm.jit.helpers), so they are compiled once.
 
 The arithmetic is that of `vm.tip5_kernels`, arranged for speed:
 
-- the lookup S-box on the Montgomery form of lanes 0..3, x^7 on the others;
+- the lookup S-box on the Montgomery form of lanes 0..3, one lane at a time;
+- x^7 on lanes 4..15 as one vector of 12 lanes (`<12 x i64>`, three AVX2
+  registers): each 64x64-bit product from four 32x32-bit ones, reduced with
+  2^64 = 2^32 - 1 and 2^96 = -1 mod p in the same vectors (a third faster
+  than twelve scalar chains of 128-bit products, measured);
   S-box outputs are left partly reduced (below 2^64, congruent mod p), which
   is all the MDS step needs, since it works on 32-bit halves;
 - the circulant MDS matrix as 16 vector multiply-adds of constant columns
@@ -27,7 +31,7 @@ from llvmlite import ir
 
 from vm import tip5
 from vm.field import P
-from vm.jit.arith import EPSILON, I8, I32, I64, I64_POINTER, constant, mul, reduce128_partial
+from vm.jit.arith import EPSILON, I8, I32, I64, I64_POINTER, constant, mul, mul_partial
 
 STATE_SIZE = tip5.STATE_SIZE
 LOOKUP_LANES = tip5.NUMBER_OF_SPLIT_AND_LOOKUP_LANES
@@ -35,6 +39,9 @@ LIMBS_PER_LANE = 4  # 16-bit limbs of a 64-bit Montgomery form
 CASCADE_WORDS = (1 << 16) // 64  # the limb map: one bit per 16-bit limb
 VECTOR = ir.VectorType(I64, STATE_SIZE)
 LANE_MASK = ir.VectorType(I32, STATE_SIZE)
+
+POWER_LANES = STATE_SIZE - LOOKUP_LANES
+POWER_VECTOR = ir.VectorType(I64, POWER_LANES)
 
 
 def _vector(values) -> ir.Constant:
@@ -52,13 +59,6 @@ def _global_array(module: ir.Module, name: str, element, values) -> ir.GlobalVar
     variable.linkage = "internal"
     variable.initializer = ir.Constant(array_type, values)
     return variable
-
-
-def _partial_mul(builder: ir.IRBuilder, a, b):
-    """a * b mod p for any 64-bit a, b, below 2^64 but not necessarily canonical."""
-    product = builder.mul(builder.zext(a, ir.IntType(128)), builder.zext(b, ir.IntType(128)))
-    high = builder.trunc(builder.lshr(product, ir.Constant(ir.IntType(128), 64)), I64)
-    return reduce128_partial(builder, high, builder.trunc(product, I64))
 
 
 def _mark(builder: ir.IRBuilder, cascade, montgomery) -> None:
@@ -82,13 +82,56 @@ def _split_and_lookup(builder: ir.IRBuilder, sbox, value, cascade):
         pointer = builder.gep(sbox, [constant(0), byte], inbounds=True)
         entry = builder.zext(builder.load(pointer), I64)
         looked_up = builder.or_(looked_up, builder.shl(entry, shift))
-    return _partial_mul(builder, looked_up, constant(tip5.MONTGOMERY_R_INVERSE))
+    return mul_partial(builder, looked_up, constant(tip5.MONTGOMERY_R_INVERSE))
 
 
-def _power_seven(builder: ir.IRBuilder, value):
-    square = _partial_mul(builder, value, value)
-    fourth = _partial_mul(builder, square, square)
-    return _partial_mul(builder, fourth, _partial_mul(builder, square, value))
+def _power_splat(value: int) -> ir.Constant:
+    return ir.Constant(POWER_VECTOR, [constant(value)] * POWER_LANES)
+
+
+def _vector_partial_mul(builder: ir.IRBuilder, a, b):
+    """a * b mod p lane by lane for vectors of 64-bit values, below 2^64 but not necessarily
+    canonical: the 128-bit product from four 32x32-bit ones (high * 2^64 + low), then
+    high = top * 2^32 + bottom reduced as low - top + bottom * (2^32 - 1), each wrap
+    corrected by 2^32 - 1 (`vm.jit.arith.reduce128_partial`, lane by lane)."""
+    mask, shift = _power_splat(0xFFFFFFFF), _power_splat(32)
+    a_low, a_high = builder.and_(a, mask), builder.lshr(a, shift)
+    b_low, b_high = (a_low, a_high) if a is b else (builder.and_(b, mask), builder.lshr(b, shift))
+    low_low = builder.mul(a_low, b_low)
+    high_high = builder.mul(a_high, b_high)
+    low_high = builder.mul(a_low, b_high)
+    high_low = low_high if a is b else builder.mul(a_high, b_low)
+    middle = builder.add(
+        builder.add(builder.lshr(low_low, shift), builder.and_(low_high, mask)),
+        builder.and_(high_low, mask),
+    )  # below 3 * 2^32
+    low = builder.or_(builder.shl(middle, shift), builder.and_(low_low, mask))
+    high = builder.add(
+        builder.add(high_high, builder.lshr(low_high, shift)),
+        builder.add(builder.lshr(high_low, shift), builder.lshr(middle, shift)),
+    )
+    top, bottom = builder.lshr(high, shift), builder.and_(high, mask)
+    epsilon = _power_splat(EPSILON)
+    difference = builder.sub(low, top)
+    borrowed = _unsigned_less(builder, low, top)
+    difference = builder.select(borrowed, builder.sub(difference, epsilon), difference)
+    product = builder.sub(builder.shl(bottom, shift), bottom)  # bottom * (2^32 - 1)
+    total = builder.add(difference, product)
+    carried = _unsigned_less(builder, total, product)
+    return builder.select(carried, builder.add(total, epsilon), total)
+
+
+def _power_seven(builder: ir.IRBuilder, values):
+    square = _vector_partial_mul(builder, values, values)
+    fourth = _vector_partial_mul(builder, square, square)
+    cube = _vector_partial_mul(builder, square, values)
+    return _vector_partial_mul(builder, fourth, cube)
+
+
+def _lanes(builder: ir.IRBuilder, vector, indices: list):
+    """The vector of `vector`'s lanes at `indices`."""
+    mask = ir.Constant(ir.VectorType(I32, len(indices)), [I32(index) for index in indices])
+    return builder.shuffle_vector(vector, ir.Constant(vector.type, ir.Undefined), mask)
 
 
 def _broadcast(builder: ir.IRBuilder, value):
@@ -147,33 +190,31 @@ def emit_permutation(module: ir.Module, name: str, marking: bool = False) -> ir.
     loop = function.append_basic_block("round")
     done = function.append_basic_block("done")
     builder = ir.IRBuilder(entry)
-    initial = [builder.load(builder.gep(source, [constant(index)])) for index in range(STATE_SIZE)]
+    initial = builder.load(builder.bitcast(source, ir.PointerType(VECTOR)), align=8)
     builder.branch(loop)
 
     builder.position_at_end(loop)
     round_index = builder.phi(I64, "round_index")
     round_index.add_incoming(constant(0), entry)
-    state = [builder.phi(I64, f"lane{index}") for index in range(STATE_SIZE)]
-    for phi, value in zip(state, initial):
-        phi.add_incoming(value, entry)
-    after_sbox = [
-        _split_and_lookup(builder, sbox, value, cascade)
-        if index < LOOKUP_LANES
-        else _power_seven(builder, value)
-        for index, value in enumerate(state)
+    state = builder.phi(VECTOR, "state")
+    state.add_incoming(initial, entry)
+    looked_up = [
+        _split_and_lookup(builder, sbox, builder.extract_element(state, I32(index)), cascade)
+        for index in range(LOOKUP_LANES)
+    ]
+    powers = _power_seven(builder, _lanes(builder, state, list(range(LOOKUP_LANES, STATE_SIZE))))
+    after_sbox = looked_up + [
+        builder.extract_element(powers, I32(index)) for index in range(POWER_LANES)
     ]
     pointer = builder.gep(round_constants, [constant(0), round_index], inbounds=True)
-    vector = _mds_and_constants(builder, after_sbox, builder.load(pointer))
-    following = [builder.extract_element(vector, I32(index)) for index in range(STATE_SIZE)]
+    following = _mds_and_constants(builder, after_sbox, builder.load(pointer))
     next_round = builder.add(round_index, constant(1))
     round_index.add_incoming(next_round, loop)
-    for phi, value in zip(state, following):
-        phi.add_incoming(value, loop)
+    state.add_incoming(following, loop)
     finished = builder.icmp_unsigned("==", next_round, constant(tip5.NUMBER_OF_ROUNDS))
     builder.cbranch(finished, done, loop)
 
     builder.position_at_end(done)
-    for index, value in enumerate(following):
-        builder.store(value, builder.gep(destination, [constant(index)]))
+    builder.store(following, builder.bitcast(destination, ir.PointerType(VECTOR)), align=8)
     builder.ret_void()
     return function
