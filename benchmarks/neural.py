@@ -27,9 +27,14 @@ against `-O1`, runs whose padded height falls, search states expanded and proces
 in the strategy.  `<` not `<=`: identical output is not a win.
 
     python benchmarks/neural.py [--markdown] [--budgets 100,1000] [--policy module:callable]
+        [--model FILE.tri --weights W ...] [--greedy-only] [--modules N] [--held-out-only]
 
 A `--policy` names a callable of no arguments that returns a `Policy`
-(compiler.search.moves); it adds a search row and a greedy row.
+(compiler.search.moves); it adds a search row and a greedy row.  Each `--model` adds a
+model program of the user's with the weight file of the `--weights` in the same
+position the same way (compiler.neural.program_model, on the JIT;
+docs/optimizer-experiments.md), named by both files.  `--greedy-only` keeps the `-O1` and greedy
+rows, `--modules N` the first N modules of each part: a quick comparison.
 """
 
 from __future__ import annotations
@@ -121,10 +126,12 @@ def greedy(policy):
     return search
 
 
-def strategies(policies: list) -> list[tuple[str, object]]:
+def strategies(policies: list, greedy_only: bool = False) -> list[tuple[str, object]]:
     """(row name, search) per row after `-O1`."""
-    rows = [("unguided search", search_schedule)]
-    rows += [(f"search + {name}", guided(policy)) for name, policy in policies]
+    rows = []
+    if not greedy_only:
+        rows.append(("unguided search", search_schedule))
+        rows += [(f"search + {name}", guided(policy)) for name, policy in policies]
     rows += [(f"greedy + {name}", greedy(policy)) for name, policy in policies]
     return rows
 
@@ -225,17 +232,42 @@ def load_policy(text: str):
     return (f"model {identity[:12]}" if len(identity) > 16 else identity), policy
 
 
+def program_policy(model: str, weights: str):
+    """`--model FILE.tri --weights W` -> (name, policy): the name is the program's file
+    name and the weight file's; a program or weight file that cannot be used stops the
+    bench with its one-line reason."""
+    from compiler.neural.program_model import ProgramModelError, program_policy
+    from compiler.neural.weights import WeightsError
+
+    try:
+        return f"{Path(model).name} {Path(weights).name}", program_policy(model, weights)
+    except (ProgramModelError, WeightsError) as error:
+        raise SystemExit(f"error: --model {error}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--markdown", action="store_true", help="markdown tables for docs/")
     parser.add_argument("--budgets", default=",".join(map(str, BUDGETS)), help="node budgets")
     parser.add_argument("--policy", action="append", default=[], help="module:callable")
     parser.add_argument("--held-out-only", action="store_true", help="skip the training table")
+    parser.add_argument(
+        "--model", action="append", default=[], metavar="FILE.tri", help="a model program"
+    )
+    parser.add_argument(
+        "--weights", action="append", default=[], metavar="FILE", help="its weight file"
+    )
+    parser.add_argument("--greedy-only", action="store_true", help="the -O1 and greedy rows only")
+    parser.add_argument("--modules", type=int, metavar="N", help="the first N modules of each part")
     arguments = parser.parse_args(argv)
+    if len(arguments.model) != len(arguments.weights):
+        parser.error("every --model goes with its --weights")
     policies = [("uniform-random", UniformRandomPolicy(0)), ("frequency", frequency_policy())]
     policies += [load_policy(text) for text in arguments.policy]
-    rows = strategies(policies)
-    training, held = split()
+    for model, weights in zip(arguments.model, arguments.weights):
+        policies.append(program_policy(model, weights))
+    rows = strategies(policies, arguments.greedy_only)
+    training, held = (part[: arguments.modules] for part in split())
     parts = [("held-out modules", held)]
     if not arguments.held_out_only:
         parts.append(("training modules", training))
