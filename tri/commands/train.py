@@ -198,8 +198,12 @@ def draw(report: dict, path: Path) -> None:
     from matplotlib import pyplot
 
     figure, (loss, fitness, wins) = pyplot.subplots(1, 3, figsize=(12, 3.5))
-    loss.plot(range(1, len(report["losses"]) + 1), report["losses"], marker="o")
-    loss.set(title="supervised loss", xlabel="epoch", ylabel="cross-entropy per step")
+    if report["losses"]:
+        loss.plot(range(1, len(report["losses"]) + 1), report["losses"], marker="o")
+        loss.set(title="supervised loss", xlabel="epoch", ylabel="cross-entropy per step")
+    else:  # tri train --model: evolution only
+        loss.set_axis_off()
+        loss.text(0.5, 0.5, "no supervised phase", ha="center", va="center")
     generations = report["generations"]
     indices = [record.index for record in generations]
     fitness.plot(indices, [record.best[1] for record in generations], marker="o")
