@@ -30,10 +30,15 @@ against `-O1`, runs whose padded height falls, search states expanded and proces
 in the strategy.  `<` not `<=`: identical output is not a win.
 
     python benchmarks/neural.py [--markdown] [--budgets 100,1000] [--policy module:callable]
-                                [--held-out-only] [--guide-weights 0,1,2]
+        [--model FILE.tri --weights W ...] [--greedy-only] [--modules N] [--held-out-only]
+        [--guide-weights 0,1,2]
 
 A `--policy` names a callable of no arguments that returns a `Policy`
-(compiler.search.moves); it adds a search row and a greedy row.
+(compiler.search.moves); it adds its search, greedy and decode-then-search rows.  Each
+`--model` adds a model program of the user's with the weight file of the `--weights` in
+the same position the same way (compiler.neural.program_model, on the JIT;
+docs/optimizer-experiments.md), named by both files.  `--greedy-only` keeps the `-O1` and
+greedy rows, `--modules N` the first N modules of each part: a quick comparison.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ from search import run_cases  # benchmarks/search.py
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
+from compiler.lower.classical import CLASSICAL
 from compiler.neural.dataset import split
 from compiler.pipeline import compile_program
 from compiler.search.dag import DagError, build_dag
@@ -144,8 +150,12 @@ def decode_then_search(policy):
     return search
 
 
-def strategies(policies: list, weights=(0,)) -> list[tuple[str, object]]:
-    """(row name, search) per row after `-O1`; a search row per policy and weight."""
+def strategies(policies: list, weights=(0,), greedy_only: bool = False) -> list[tuple[str, object]]:
+    """(row name, search) per row after `-O1`: a search row per policy and weight, a
+    greedy row per policy, a decode-then-search row per policy (`greedy_only`: the greedy
+    rows alone)."""
+    if greedy_only:
+        return [(f"greedy + {name}", greedy(policy)) for name, policy in policies]
     rows = [("unguided search", search_schedule)]
     for weight in weights:
         label = "search" if weight == 0 else f"search (weight {weight})"
@@ -164,7 +174,9 @@ def measure(modules: list[str], search, budget: int) -> dict:
         path = ROOT / module
         checked = check(load_project(path))
         if strategy is None:
-            built = compile_program(checked, 1)
+            recorder = BlockCounter()
+            built = compile_program(checked, 1, lowerer=recorder)
+            figures["blocks"] += recorder.blocks
         else:
             # no decision cache: every row runs its own strategy on every block
             lowerer = CountingLowerer(
@@ -177,18 +189,23 @@ def measure(modules: list[str], search, budget: int) -> dict:
         figures["instructions"] += len(built.program.ops)
         if module.startswith("tests/"):
             figures["programs"].append(run_cases(built.program, path))
-    if strategy is None:
-        figures["blocks"] = sum(_count_blocks(module) for module in modules)
     figures["found"] = 0 if strategy is None else strategy.found
     figures["expanded"] = 0 if strategy is None else strategy.expanded
     figures["seconds"] = 0.0 if strategy is None else strategy.seconds
     return figures
 
 
-def _count_blocks(module: str) -> int:
-    from compiler.neural.dataset import module_blocks
+class BlockCounter:
+    """The classical block lowerer, counting the blocks of an `-O1` build."""
 
-    return len(module_blocks(module))
+    name = "classical"
+
+    def __init__(self):
+        self.blocks = 0
+
+    def lower_block(self, block):
+        self.blocks += 1
+        return CLASSICAL.lower_block(block)
 
 
 def compare(row: dict, control: dict) -> tuple[str, str, str]:
@@ -251,6 +268,19 @@ def load_policy(text: str):
     return (f"model {identity[:12]}" if len(identity) > 16 else identity), policy
 
 
+def program_policy(model: str, weights: str):
+    """`--model FILE.tri --weights W` -> (name, policy): the name is the program's file
+    name and the weight file's; a program or weight file that cannot be used stops the
+    bench with its one-line reason."""
+    from compiler.neural.program_model import ProgramModelError, program_policy
+    from compiler.neural.weights import WeightsError
+
+    try:
+        return f"{Path(model).name} {Path(weights).name}", program_policy(model, weights)
+    except (ProgramModelError, WeightsError) as error:
+        raise SystemExit(f"error: --model {error}") from None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--markdown", action="store_true", help="markdown tables for docs/")
@@ -262,11 +292,24 @@ def main(argv: list[str] | None = None) -> int:
         default="0",
         help="the guided search's weights, a search row each (0: the policy breaks ties only)",
     )
+    parser.add_argument(
+        "--model", action="append", default=[], metavar="FILE.tri", help="a model program"
+    )
+    parser.add_argument(
+        "--weights", action="append", default=[], metavar="FILE", help="its weight file"
+    )
+    parser.add_argument("--greedy-only", action="store_true", help="the -O1 and greedy rows only")
+    parser.add_argument("--modules", type=int, metavar="N", help="the first N modules of each part")
     arguments = parser.parse_args(argv)
+    if len(arguments.model) != len(arguments.weights):
+        parser.error("every --model goes with its --weights")
     policies = [("uniform-random", UniformRandomPolicy(0)), ("frequency", frequency_policy())]
     policies += [load_policy(text) for text in arguments.policy]
-    rows = strategies(policies, [int(text) for text in arguments.guide_weights.split(",")])
-    training, held = split()
+    for model, weights in zip(arguments.model, arguments.weights):
+        policies.append(program_policy(model, weights))
+    weights = [int(text) for text in arguments.guide_weights.split(",")]
+    rows = strategies(policies, weights, arguments.greedy_only)
+    training, held = (part[: arguments.modules] for part in split())
     parts = [("held-out modules", held)]
     if not arguments.held_out_only:
         parts.append(("training modules", training))

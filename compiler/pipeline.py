@@ -136,6 +136,7 @@ def compile_program(
     profile=None,
     weights: str | None = None,
     engine: str = "numpy",
+    model: str | None = None,
 ) -> Compiled:
     """The back end: a checked program (or a module alone: its public functions) at
     `level` -> `Compiled`.
@@ -148,7 +149,10 @@ def compile_program(
     weight file `weights` (default: the shipped one); a file that cannot be used gives a
     warning and the `-O2` build.  The model runs on numpy (`engine="numpy"`) or as its own
     program, std.nn.optimizer compiled at `-O2`, on the VM (`engine="vm"`,
-    compiler.neural.language_model): the same scores, so the same TASM."""
+    compiler.neural.language_model): the same scores, so the same TASM.  `model` names
+    another model program instead (compiler.neural.program_model, run on the JIT, with the
+    weight file `weights`, which it needs): a program or weight file that cannot be used
+    raises ProgramModelError or WeightsError, never a silent fallback."""
     if level not in LEVELS:
         raise ValueError(f"no optimization level {level}; the levels are {sorted(LEVELS)}")
     if lowerer is None:
@@ -158,7 +162,7 @@ def compile_program(
 
             policy = None
             if level >= 3:
-                policy = _model(weights, engine)
+                policy = _model(weights, engine, model)
             lowerer = SearchLowerer(policy=policy)
     last = BACK_END[-1].name
     held = dump
@@ -186,8 +190,15 @@ def compile_program(
     return compiled
 
 
-def _model(weights, engine: str):
-    """The `-O3` policy from `weights` on `engine` (see `compile_program`), or None."""
+def _model(weights, engine: str, model: str | None = None):
+    """The `-O3` policy from `weights` on `engine`, or the model program `model` with
+    `weights` (see `compile_program`), or None."""
+    if model is not None:
+        from compiler.neural.program_model import program_policy
+
+        if weights is None:
+            raise ValueError("a model program needs its weight file")
+        return program_policy(model, weights)
     from compiler.neural.model import load_policy
 
     policy = load_policy(None if weights is None else str(weights))

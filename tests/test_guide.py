@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 from corpus import expectations
+from doc_blocks import fenced
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
@@ -23,8 +24,7 @@ from tri.cli import build_parser, main
 from vm import interp, tables
 
 GUIDE = Path(__file__).parents[1] / "docs" / "guide.md"
-BLOCK = re.compile(r"```trident\n(.*?)```", re.S)
-PROGRAMS = [text for text in BLOCK.findall(GUIDE.read_text()) if text.startswith("program ")]
+PROGRAMS = [text for text in fenced(GUIDE.read_text(), "trident") if text.startswith("program ")]
 
 
 def test_the_guide_has_programs_with_runs():

@@ -94,7 +94,7 @@ def _below(words: np.ndarray, numerator: int, denominator: int) -> np.ndarray:
     return words < threshold
 
 
-def _uniform(words: np.ndarray, low: int, high: int) -> np.ndarray:
+def uniform(words: np.ndarray, low: int, high: int) -> np.ndarray:
     """Per word, an integer in [low, high], from its top 32 bits (the bias of the modulo is
     below 2^-20 for the ranges used here, and is the same on every machine)."""
     span = np.uint64(high - low + 1)
@@ -104,7 +104,7 @@ def _uniform(words: np.ndarray, low: int, high: int) -> np.ndarray:
 def mutate(vector: np.ndarray, words: np.ndarray) -> np.ndarray:
     """`vector` with MUTATION_RATE of its weights moved; `words`: 2 per weight."""
     chosen = _below(words[0::2], *MUTATION_RATE)
-    steps = _uniform(words[1::2], -STEP, STEP)
+    steps = uniform(words[1::2], -STEP, STEP)
     moved = np.clip(vector + steps, -LIMIT, LIMIT)
     return np.where(chosen, moved, vector)
 

@@ -18,8 +18,10 @@ compared in that order:
   keeps a plain completion within its limit: compiler.search.guided.decode_greedy; the
   figure stays as a check).
 
-All integer, computed by the fixed-point model (compiler.neural.model, numpy): the same
-fitness for the same weights on every machine and worker (compiler.neural.workers).
+All integer, computed by the fixed-point model (compiler.neural.model, numpy), or by the
+policy `policy(weights)` makes (`tri train --model`: a model program on the VM,
+compiler.neural.program_model.ProgramPolicies): the same fitness for the same weights on
+every machine and worker (compiler.neural.workers).
 """
 
 from __future__ import annotations
@@ -61,14 +63,21 @@ def training_blocks(dataset: dict) -> list[TrainingBlock]:
     ]
 
 
-class GreedyFitness:
-    """See the module docstring; picklable, for local and Ray workers."""
+def neural_policy(weights) -> NeuralPolicy:
+    """The shipped model's policy with `weights` (GreedyFitness's default)."""
+    return NeuralPolicy(weights, "candidate")
 
-    def __init__(self, blocks: list[TrainingBlock]):
+
+class GreedyFitness:
+    """See the module docstring; picklable, for local and Ray workers.  `policy`: weights
+    -> the `compiler.search.moves.Policy` whose greedy decodes are scored."""
+
+    def __init__(self, blocks: list[TrainingBlock], policy=neural_policy):
         self.blocks = blocks
+        self.policy = policy
 
     def __call__(self, weights) -> tuple[int, int, int]:
-        policy = NeuralPolicy(weights, "candidate")
+        policy = self.policy(weights)
         saved = closeness = completed = 0
         for block in self.blocks:
             limit = len(block.schedule) + SLACK

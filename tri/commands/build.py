@@ -53,6 +53,17 @@ def register(commands) -> None:
         help="where the -O3 model runs: numpy (default) or its own program, std.nn.optimizer, "
         "on the VM (the same TASM)",
     )
+    build.add_argument(
+        "--model",
+        metavar="FILE.tri",
+        help="at -O3, this model program instead of the shipped model, run on the JIT "
+        "(docs/optimizer-experiments.md); needs --weights",
+    )
+    build.add_argument(
+        "--weights",
+        metavar="FILE",
+        help="the -O3 model's weight file (default: the shipped one, or $TRI_WEIGHTS)",
+    )
     build.add_argument("--isa", choices=ISAS, default="rel", help="instruction set (default: rel)")
     add_source_options(build)
     build.set_defaults(handler=command_build)
@@ -66,12 +77,27 @@ def compile_source(path_text: str, arguments, level: int = DEFAULT_LEVEL, isa="r
     from compiler.diagnostics import CompileError
     from compiler.pipeline import compile_program
 
+    model, weights = getattr(arguments, "model", None), getattr(arguments, "weights", None)
+    model_errors = ()  # what a model program or its weight file raises (loaded on use)
+    if model is not None:
+        if level != 3:
+            raise UsageError("error: --model is the -O3 model; add -O3")
+        if weights is None:
+            raise UsageError("error: --model needs --weights FILE (tri train --model writes one)")
+        from compiler.neural.program_model import ProgramModelError
+        from compiler.neural.weights import WeightsError
+
+        model_errors = (ProgramModelError, WeightsError)
     checked = load_checked(path_text, arguments, dump)
     try:
         engine = getattr(arguments, "engine", "numpy")
-        compiled = compile_program(checked, level, isa=isa, dump=dump, engine=engine)
+        compiled = compile_program(
+            checked, level, isa=isa, dump=dump, engine=engine, weights=weights, model=model
+        )
     except CompileError as failure:
         raise UsageError(render_all(failure.diagnostics)) from None
+    except model_errors as problem:
+        raise UsageError(f"error: --model {problem}") from None
     return checked, compiled
 
 

@@ -18,6 +18,12 @@ Phases (optimizer.md §7), each with a progress bar on a terminal:
 is deterministic from `--seed`: two runs give the same weights hash on one machine, and
 the evolution phase is bit-reproducible on any machine.
 
+`--model FILE.tri` trains a model program of the user's instead
+(compiler.neural.program_model, docs/optimizer-experiments.md): evolution only, from
+small seeded random weights (or `--weights`), the fitness computed with the compiled
+program run on the JIT as the policy; the weights file holds one flat tensor; no plot
+unless `--plot` is given.  No PyTorch needed.
+
 Exit codes: 0; 2 on bad usage, a missing training extra (PyTorch, matplotlib) or an
 unwritable file.
 """
@@ -60,10 +66,21 @@ def register(commands) -> None:
         help="train on the first N blocks of the training set only (a quick run)",
     )
     parser.add_argument(
-        "--output",
-        default="model.weights",
+        "--model",
+        metavar="FILE.tri",
+        help="evolve the weights of this model program instead (evolution only, fitness "
+        "on the JIT; docs/optimizer-experiments.md)",
+    )
+    parser.add_argument(
+        "--weights",
         metavar="FILE",
-        help="the weights file to write (default model.weights)",
+        help="with --model: start from this weight file (default: small random weights)",
+    )
+    parser.add_argument(
+        "--output",
+        metavar="FILE",
+        help="the weights file to write (default model.weights; with --model, the "
+        "program's name with .weights)",
     )
     parser.add_argument(
         "--plot",
@@ -76,26 +93,37 @@ def register(commands) -> None:
 def command_train(arguments) -> int:
     from compiler.neural import model
 
+    if arguments.weights is not None and arguments.model is None:
+        raise UsageError("error: --weights is the start of --model's evolution; add --model")
+    if arguments.model is not None:
+        from tri.commands.train_program import command_train_program
+
+        return command_train_program(arguments)
     if arguments.summary:
         print(model.summary())
         return EXIT_OK
-    for name in ("epochs", "generations", "blocks"):
-        value = getattr(arguments, name)
-        if value is not None and value < (1 if name == "blocks" else 0):
-            raise UsageError(f"error: --{name} takes a number of at least {int(name == 'blocks')}")
+    check_budgets(arguments)
     from compiler.neural.workers import WorkersError, parse_workers
 
     try:
         workers = parse_workers(arguments.workers)
     except WorkersError as error:
         raise UsageError(f"error: {error}") from None
-    output = Path(arguments.output)
+    output = Path(arguments.output or "model.weights")
     plot = Path(arguments.plot) if arguments.plot else output.with_suffix(".png")
     report = run_training(
         arguments.seed, arguments.epochs, arguments.generations, workers, arguments.blocks
     )
     write_outputs(report, output, plot)
     return EXIT_OK
+
+
+def check_budgets(arguments) -> None:
+    """--epochs and --generations at least 0, --blocks at least 1."""
+    for name in ("epochs", "generations", "blocks"):
+        value = getattr(arguments, name)
+        if value is not None and value < (1 if name == "blocks" else 0):
+            raise UsageError(f"error: --{name} takes a number of at least {int(name == 'blocks')}")
 
 
 def run_training(seed: int, epochs: int, generations: int, workers, blocks=None) -> dict:
@@ -170,8 +198,12 @@ def draw(report: dict, path: Path) -> None:
     from matplotlib import pyplot
 
     figure, (loss, fitness, wins) = pyplot.subplots(1, 3, figsize=(12, 3.5))
-    loss.plot(range(1, len(report["losses"]) + 1), report["losses"], marker="o")
-    loss.set(title="supervised loss", xlabel="epoch", ylabel="cross-entropy per step")
+    if report["losses"]:
+        loss.plot(range(1, len(report["losses"]) + 1), report["losses"], marker="o")
+        loss.set(title="supervised loss", xlabel="epoch", ylabel="cross-entropy per step")
+    else:  # tri train --model: evolution only
+        loss.set_axis_off()
+        loss.text(0.5, 0.5, "no supervised phase", ha="center", va="center")
     generations = report["generations"]
     indices = [record.index for record in generations]
     fitness.plot(indices, [record.best[1] for record in generations], marker="o")
