@@ -41,6 +41,7 @@ from vm.jit.layout import (
     Control,
 )
 from vm.jit.support import support
+from vm.ram import RamImage
 
 _MINIMUM_CAPACITY = 1024
 _BUDGET_LIMIT = 1 << 62  # steps per native call: an i64, and more than any run takes
@@ -154,31 +155,44 @@ class NativeState:
         self._call("ram_reindex", self.control, self.ram_pages, self.ram_index)
 
     def _load_ram(self, ram) -> None:
-        """Pages for the cells of `ram`, in address order (page 0 is the zero page)."""
-        addresses = np.fromiter(ram.keys(), dtype=np.uint64, count=len(ram))
-        values = np.fromiter(ram.values(), dtype=np.uint64, count=len(ram))
-        numbers, page_of_cell = np.unique(addresses >> np.uint64(PAGE_BITS), return_inverse=True)
-        count = 1 + len(numbers)
+        """Pages for the cells of `ram` (a mapping, or `vm.ram.RamOverlay`), in address
+        order (page 0 is the zero page), copied from the image's arrays in bulk."""
+        image = RamImage.of(ram)
+        addresses, values = image.addresses, image.values
+        numbers = addresses >> np.uint64(PAGE_BITS)
+        fresh = np.ones(len(numbers), dtype=bool)
+        np.not_equal(numbers[1:], numbers[:-1], out=fresh[1:])
+        starts = np.flatnonzero(fresh)
+        count = 1 + len(starts)
         pages = np.zeros(capacity(count, 0, _FIRST_PAGES) * PAGE_STRIDE, dtype=np.uint64)
         table = pages.reshape(-1, PAGE_STRIDE)
         table[0, PAGE_KEY] = NO_PAGE
-        table[1:count, PAGE_KEY] = numbers
-        rows = page_of_cell.reshape(-1) + 1
+        table[1:count, PAGE_KEY] = numbers[starts]
+        rows = np.cumsum(fresh)  # each cell's page: 1 for the first
         within = (addresses & np.uint64(PAGE_WORDS - 1)).astype(np.int64)
         table[rows, PAGE_CELLS + within] = values
-        np.bitwise_or.at(table[:, PAGE_MASK], rows, np.uint64(1) << within.astype(np.uint64))
+        if len(starts):  # distinct cells of a page: the sum of their bits is their union
+            bits = np.left_shift(np.uint64(1), within.astype(np.uint64))
+            table[1:count, PAGE_MASK] = np.add.reduceat(bits, starts)
         self.control[Control.RAM_PAGES] = count
         self.ram_cache = np.full(2 * CACHE_ENTRIES, NO_PAGE, dtype=np.uint64)
         self._set_ram_buffers(pages)
 
     def ram(self) -> effects.RamCells:
-        """Every written cell (the initial RAM included), as the interpreter's dictionary."""
+        """Every written cell (the initial RAM included), as the interpreter's dictionary;
+        taken from the pages only when someone reads it (the pages do not change after the
+        run)."""
         count = int(self.control[Control.RAM_PAGES])
-        table = self.ram_pages.reshape(-1, PAGE_STRIDE)[1:count]
-        bits = np.arange(PAGE_WORDS, dtype=np.uint64)
-        written = ((table[:, PAGE_MASK, None] >> bits) & np.uint64(1)).astype(bool)
-        addresses = (table[:, PAGE_KEY, None] << np.uint64(PAGE_BITS)) | bits
-        return effects.RamCells(addresses[written], table[:, PAGE_CELLS:][written])
+        pages = self.ram_pages
+
+        def cells() -> tuple[np.ndarray, np.ndarray]:
+            table = pages.reshape(-1, PAGE_STRIDE)[1:count]
+            bits = np.arange(PAGE_WORDS, dtype=np.uint64)
+            written = ((table[:, PAGE_MASK, None] >> bits) & np.uint64(1)).astype(bool)
+            addresses = (table[:, PAGE_KEY, None] << np.uint64(PAGE_BITS)) | bits
+            return addresses[written], table[:, PAGE_CELLS:][written]
+
+        return effects.RamCells(cells)
 
     # --- the u32 set ---------------------------------------------------------------------------
 
