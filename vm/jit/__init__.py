@@ -126,10 +126,7 @@ class _Run:
         from vm.jit import runtime
 
         compiled = runtime.compile_program(self.program, options or runtime.Options())
-        if self.ip not in compiled.entries:  # compiled code starts at a compiled checkpoint
-            self.interpret(self.max_steps, compiled.entries)
-        if self.finished:
-            return self.record()
+        # (up to a compiled checkpoint, the runtime interprets on the native state)
         return runtime.run(compiled, self.machine, self.ip, self.visits, self.max_steps)
 
     def record(self) -> Run:

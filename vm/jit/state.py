@@ -6,7 +6,7 @@ compiled code runs on, which it grows when a checkpoint asks for room
 (`serve`), and which it turns back into the interpreter's forms: the arrays of
 vm.effects for the run's record (`ram`, `u32_entries`, `permutation_inputs`).
 The interpreter can run on the same state, for the regions that are not
-compiled: `attach` makes a machine's RAM and records views of the native ones
+compiled: a machine's RAM and records can be views of the native ones
 (`NativeRam`, `NativeU32Entries`, `NativePermutationInputs`), and `to_machine`
 and `from_machine` move the rest (stacks, streams, output, sponge) across.
 RAM pages, the u32 set and the permutation set (vm.jit.memory, vm.jit.records)
@@ -300,14 +300,6 @@ class NativeState:
 
     # --- the interpreter on a native state ---------------------------------------------------
 
-    def attach(self, machine: Machine) -> None:
-        """Make the machine's RAM, u32 entries and permutation inputs views of this state's
-        (after this state was made from them): the interpreter's step functions, built
-        afterwards, read and write the native structures."""
-        machine.ram = NativeRam(self)
-        machine.u32_entries = NativeU32Entries(self)
-        machine.permutation_inputs = NativePermutationInputs(self)
-
     def to_machine(self, machine: Machine) -> None:
         """Copy what the interpreter keeps in Python from this state into the attached
         machine, in place (its step functions hold its containers); the output compiled
@@ -387,12 +379,20 @@ class NativeState:
         self._call("tip5_record", self.control, *arguments, source, self._scratch)
 
 
-class NativeRam:
+class _View:
+    """A view of the native state of the current run (`attach`ed by vm.jit.runtime; the
+    interpreter's step functions hold the view, so that it outlives a run)."""
+
+    def __init__(self, state: NativeState | None):
+        self._state = state
+
+    def attach(self, state: NativeState | None) -> None:
+        self._state = state
+
+
+class NativeRam(_View):
     """A machine's RAM as a view of a native state's pages (`get` and `[]=`, what the
     interpreter's handlers use)."""
-
-    def __init__(self, state: NativeState):
-        self._state = state
 
     def get(self, address: int, default: int = 0) -> int:
         return self._state.ram_read(address, default)
@@ -401,21 +401,15 @@ class NativeRam:
         self._state.ram_write(address, value)
 
 
-class NativeU32Entries:
+class NativeU32Entries(_View):
     """A machine's u32 entries as a view of a native state's set (`add`)."""
-
-    def __init__(self, state: NativeState):
-        self._state = state
 
     def add(self, entry: tuple[str, int, int]) -> None:
         self._state.record_u32(*entry)
 
 
-class NativePermutationInputs:
+class NativePermutationInputs(_View):
     """A machine's permutation inputs as a view of a native state's set (`add`)."""
-
-    def __init__(self, state: NativeState):
-        self._state = state
 
     def add(self, words: tuple[int, ...]) -> None:
         self._state.record_permutation(words)
