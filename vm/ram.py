@@ -9,8 +9,8 @@ so a model's weights are laid out once and each run adds its own cells.
 
 Every engine takes an image wherever it takes a `ram=` mapping, with the same meaning:
 the interpreter makes its dictionary of it (`cells`), the JIT copies the arrays into its
-native pages (vm.jit.state) and, for the instructions it interprets on the way, reads it
-through `RamOverlay` (the image plus the cells written since) instead of a dictionary.
+native pages (vm.jit.state); until then its machine holds the image as `RamOverlay` (the
+image plus any cells written since, a mapping equal to the interpreter's dictionary).
 Initial RAM changes no table height: the RAM table counts the accesses instructions make
 (vm.cost), not the cells a run starts with.
 """

@@ -95,7 +95,7 @@ class _Run:
     def __init__(self, program: Program, inputs: tuple, max_steps: int, native_ram: bool):
         """`native_ram`: the run is to move to native code at once, so its initial RAM is
         kept as an image (`vm.ram.RamOverlay`) that goes to native pages in bulk, instead of
-        the interpreter's dictionary."""
+        being made the interpreter's dictionary first."""
         self.program = program
         public, secret, digests, ram = inputs
         if native_ram:

@@ -33,6 +33,7 @@ from vm.jit import compiler
 from vm.jit.blocks import BlockMap, split_blocks
 from vm.jit.layout import BUFFERS, ERROR_KINDS, Control, Status
 from vm.jit.state import (
+    Capacities,
     NativePermutationInputs,
     NativeRam,
     NativeState,
@@ -175,7 +176,8 @@ class _Shell:
     """The interpreter's side of the native runs of one program: a machine whose RAM and
     records are views of the current run's native state (vm.jit.state) and whose other
     containers are refilled in place from it, and its step functions, made once per
-    program (each the first time its address runs) instead of once per run."""
+    program (each the first time its address runs) instead of once per run; and the sizes
+    the last run's native structures grew to, for the next run to start with."""
 
     def __init__(self, program: Program):
         self.machine = initial_machine(program)
@@ -184,6 +186,7 @@ class _Shell:
         machine.ram, machine.u32_entries, machine.permutation_inputs = self.views
         self.steps = step_functions(machine)  # bound to the views
         self.busy = False
+        self.capacities = Capacities()  # what the last run's structures grew to
 
     def attach(self, state: NativeState | None, output: list[int]) -> None:
         for view in self.views:
@@ -214,12 +217,13 @@ def run(compiled: CompiledProgram, machine: Machine, ip: int, visits: list[int],
     between the two.  Cycles run natively are counted per block in the state and added to
     `visits` at the end.
     """
-    state = NativeState(machine, compiled.blocks, max_steps - sum(visits))
     shell = _shell(compiled)
+    state = NativeState(machine, compiled.blocks, max_steps - sum(visits), shell.capacities)
     shell.busy = True
     try:
         shell.attach(state, machine.output)
         record = _run(compiled, state, shell, ip, visits, max_steps)
+        shell.capacities = state.capacities()
     finally:
         shell.attach(None, [])
         shell.busy = False

@@ -17,6 +17,7 @@ always lands where compiled code looks for it.
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -49,6 +50,17 @@ _FIRST_PAGES = 64  # RAM pages before the first growth (9 KiB)
 _FIRST_U32_SLOTS = 1 << 13  # u32 set slots (128 KiB): 4,096 entries before it grows
 _FIRST_PERMUTATIONS = 1 << 10  # permutation inputs before the log grows (128 KiB)
 _GROWTH = 4  # the sets grow fourfold: each entry is moved about 1/3 times on average
+
+
+@dataclass(frozen=True)
+class Capacities:
+    """What the growable structures of a run start with: by default the first sizes above;
+    vm.jit.runtime starts a program's run with the sizes its previous run ended with, so
+    that runs of one program (a model's inferences) do not grow them again each time."""
+
+    ram_pages: int = _FIRST_PAGES
+    u32_slots: int = _FIRST_U32_SLOTS
+    permutations: int = _FIRST_PERMUTATIONS
 
 
 def capacity(needed: int, current: int = 0, minimum: int = _MINIMUM_CAPACITY) -> int:
@@ -98,7 +110,9 @@ def _refill(queue: deque, items) -> None:
 class NativeState:
     """The registers (`control`) and buffers of one run, in the layout of vm.jit.layout."""
 
-    def __init__(self, machine: Machine, blocks: BlockMap, budget: int):
+    def __init__(
+        self, machine: Machine, blocks: BlockMap, budget: int, start: Capacities = Capacities()
+    ):
         self.blocks = blocks
         self.control = np.zeros(len(Control), dtype=np.int64)
         registers = self.control
@@ -121,9 +135,17 @@ class NativeState:
         registers[Control.BUDGET] = min(budget, _BUDGET_LIMIT)  # more is handed off, not lost
         self._scratch = np.zeros(STATE_WORDS, dtype=np.uint64)
         self._set_capacities()
-        self._load_ram(machine.ram)
-        self._load_u32_entries(machine.u32_entries)
-        self._load_permutations(machine.permutation_inputs)
+        self._load_ram(machine.ram, start.ram_pages)
+        self._load_u32_entries(machine.u32_entries, start.u32_slots)
+        self._load_permutations(machine.permutation_inputs, start.permutations)
+
+    def capacities(self) -> Capacities:
+        """The sizes the growable structures have now."""
+        return Capacities(
+            ram_pages=int(self.control[Control.RAM_PAGE_CAPACITY]),
+            u32_slots=len(self.u32_table) // U32_SLOT_WORDS,
+            permutations=int(self.control[Control.PERMUTATION_CAPACITY]),
+        )
 
     def _set_capacities(self) -> None:
         registers = self.control
@@ -154,7 +176,7 @@ class NativeState:
         registers[Control.RAM_INDEX_SHIFT] = _shift(slots)
         self._call("ram_reindex", self.control, self.ram_pages, self.ram_index)
 
-    def _load_ram(self, ram) -> None:
+    def _load_ram(self, ram, first_pages: int) -> None:
         """Pages for the cells of `ram` (a mapping, or `vm.ram.RamOverlay`), in address
         order (page 0 is the zero page), copied from the image's arrays in bulk."""
         image = RamImage.of(ram)
@@ -164,7 +186,7 @@ class NativeState:
         np.not_equal(numbers[1:], numbers[:-1], out=fresh[1:])
         starts = np.flatnonzero(fresh)
         count = 1 + len(starts)
-        pages = np.zeros(capacity(count, 0, _FIRST_PAGES) * PAGE_STRIDE, dtype=np.uint64)
+        pages = np.zeros(capacity(count, 0, first_pages) * PAGE_STRIDE, dtype=np.uint64)
         table = pages.reshape(-1, PAGE_STRIDE)
         table[0, PAGE_KEY] = NO_PAGE
         table[1:count, PAGE_KEY] = numbers[starts]
@@ -208,11 +230,11 @@ class NativeState:
             count = len(source) // U32_SLOT_WORDS
             self._call("u32_insert_table", self.control, self.u32_table, source, count)
 
-    def _load_u32_entries(self, entries) -> None:
+    def _load_u32_entries(self, entries, first_slots: int) -> None:
         known = effects.U32Entries(entries, np.zeros((0, 2), dtype=np.uint64)).array()
         source = known.copy()
         source[:, 0] += np.uint64(1)  # the table's format: lhs + 1, so that 0 is empty
-        slots = capacity(4 * len(known), 0, _FIRST_U32_SLOTS)
+        slots = capacity(4 * len(known), 0, first_slots)
         self._set_u32_table(slots, source.reshape(-1))
 
     def u32_entries(self) -> effects.U32Entries:
@@ -239,9 +261,9 @@ class NativeState:
         registers[Control.PERMUTATION_SHIFT] = _shift(slots)
         self._call("permutation_reindex", self.control, log, self.permutation_index)
 
-    def _load_permutations(self, inputs) -> None:
+    def _load_permutations(self, inputs, first_rows: int) -> None:
         known = np.ascontiguousarray(effects.permutation_array(inputs))
-        rows = capacity(2 * len(known), 0, _FIRST_PERMUTATIONS)
+        rows = capacity(2 * len(known), 0, first_rows)
         self.cascade = np.zeros(CASCADE_WORDS, dtype=np.uint64)
         self.control[Control.PERMUTATION_LENGTH] = 0
         self._set_permutation_buffers(np.zeros(rows * STATE_WORDS, dtype=np.uint64))
