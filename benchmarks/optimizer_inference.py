@@ -9,8 +9,8 @@ Prints the median, fastest and slowest wall milliseconds per call, the median pr
 milliseconds of the calling thread (less sensitive to other jobs on the machine), the
 median wall milliseconds in native code (vm.jit.runtime's calls of the compiled program)
 and outside it (Python: inputs, RAM, records, the interpreted start), the median cycles,
-and the load average, which the figures depend on (2 shared cores).  The first call, which compiles the program or loads
-it from the JIT's disk cache, is not counted.
+and the load average, which the figures depend on (2 shared cores).  The first call,
+which compiles the program or loads it from the JIT's disk cache, is not counted.
 
     python benchmarks/optimizer_inference.py [--blocks 24] [--states 3] [--engine jit]
         [--level 2] [--markdown]
