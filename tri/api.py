@@ -3,8 +3,10 @@
 `run_tasm(text, ...)` and `execute(program, ...)` return a `Result`: the
 public output, the cycle count, the nine table heights, the padded height
 and the VM error if the run failed; `run(program, ...)` returns the run
-record itself (for `vm.attribution`).  The command line is a thin layer over
-these functions.
+record itself (for `vm.attribution`).  Initial RAM is a mapping, (address, value)
+pairs, or a `vm.ram.RamImage`: a large RAM built once and reused, which the JIT copies
+into its native pages in bulk.  The command line is a thin layer over these
+functions.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from dataclasses import dataclass
 
 from vm import interp, jit, tables, tasm
 from vm.interp import DEFAULT_MAX_STEPS, VMError
+from vm.ram import RamImage
 from vm.tables import Heights
 
 
@@ -24,7 +27,7 @@ class Inputs:
     public: tuple[int, ...] = ()
     secret: tuple[int, ...] = ()
     digests: tuple[tuple[int, ...], ...] = ()
-    ram: tuple[tuple[int, int], ...] = ()
+    ram: tuple[tuple[int, int], ...] | RamImage = ()  # (address, value) pairs, or an image
 
 
 @dataclass(frozen=True)
@@ -85,7 +88,7 @@ def run(
         public_input=inputs.public,
         secret_input=inputs.secret,
         secret_digests=inputs.digests,
-        ram=dict(inputs.ram),
+        ram=inputs.ram if isinstance(inputs.ram, RamImage) else dict(inputs.ram),
         max_steps=max_steps,
     )
 
@@ -109,7 +112,7 @@ def run_tasm(
     public_input: Iterable[int] = (),
     secret_input: Iterable[int] = (),
     secret_digests: Iterable[Iterable[int]] = (),
-    ram: Mapping[int, int] | None = None,
+    ram: Mapping[int, int] | RamImage | None = None,
     isa: str = "rel",
     max_steps: int = DEFAULT_MAX_STEPS,
     engine: str = "auto",
@@ -119,6 +122,6 @@ def run_tasm(
         tuple(public_input),
         tuple(secret_input),
         tuple(tuple(digest) for digest in secret_digests),
-        tuple((ram or {}).items()),
+        ram if isinstance(ram, RamImage) else tuple((ram or {}).items()),
     )
     return execute(assemble(text, isa), inputs, max_steps, engine)

@@ -14,7 +14,8 @@ a native run hands them over as these:
   `vm.tables` reads: computed from the arrays directly, or counted by native
   code already (the u32 table's height, the cascade limbs of every input);
 - `RamCells` is a read-only mapping from address to value, equal to the
-  interpreter's dictionary; the dictionary is only built when someone reads it.
+  interpreter's dictionary; its arrays are only extracted, and the dictionary only
+  built, when someone reads it.
 
 Each set holds the tuples the interpreter had collected before native code took
 over (`known`) and the distinct rows native code kept (`rows`).
@@ -27,6 +28,7 @@ from collections.abc import Callable, Iterator, Mapping, Set
 import numpy as np
 
 from vm.isa import U32_KINDS  # in the order the JIT's log encodes them (`kind << 32 | rhs`)
+from vm.ram import RamCellsSource, RamImage
 
 _KIND_CODE = {kind: code for code, kind in enumerate(U32_KINDS)}
 _POW = _KIND_CODE["pow"]
@@ -164,18 +166,32 @@ def cascade_bitmap(inputs) -> np.ndarray | None:
     return np.unpackbits(inputs._cascade.view(np.uint8), bitorder="little").view(bool)
 
 
-class RamCells(Mapping):
-    """A run's RAM as parallel arrays of addresses and values, read as a dictionary."""
+class RamCells(Mapping, RamCellsSource):
+    """A run's RAM as parallel arrays of addresses and values, read as a dictionary: the
+    arrays, or a function that makes them, called when the RAM is first read (most runs'
+    RAM is never read)."""
 
-    def __init__(self, addresses: np.ndarray, values: np.ndarray):
-        self._addresses = addresses
-        self._values = values
+    def __init__(self, arrays: tuple[np.ndarray, np.ndarray] | Callable[[], tuple]):
+        self._arrays = arrays if isinstance(arrays, tuple) else None
+        self._make = None if isinstance(arrays, tuple) else arrays
         self._cells: dict[int, int] | None = None
+
+    def arrays(self) -> tuple[np.ndarray, np.ndarray]:
+        """(addresses, values), in no particular order."""
+        if self._arrays is None:
+            self._arrays = self._make()
+            self._make = None
+        return self._arrays
 
     def cells(self) -> dict[int, int]:
         if self._cells is None:
-            self._cells = dict(zip(self._addresses.tolist(), self._values.tolist()))
+            addresses, values = self.arrays()
+            self._cells = dict(zip(addresses.tolist(), values.tolist()))
         return self._cells
+
+    def ram_image(self) -> RamImage:
+        """The cells as a `vm.ram.RamImage` (to start another run with), without a dictionary."""
+        return RamImage.from_arrays(*self.arrays())
 
     def __getitem__(self, address: int) -> int:
         return self.cells()[address]
@@ -184,7 +200,7 @@ class RamCells(Mapping):
         return iter(self.cells())
 
     def __len__(self) -> int:
-        return len(self._addresses)
+        return len(self.arrays()[0])
 
     def __repr__(self) -> str:
         return f"RamCells({len(self)} cells)"

@@ -18,6 +18,7 @@ from itertools import repeat
 from vm.field import P
 from vm.handlers import HANDLERS, Fault, Halt, Site
 from vm.isa import Failure
+from vm.ram import RamImage
 from vm.tasm import Program
 
 DEFAULT_MAX_STEPS = 1 << 26  # about 67 million cycles: a bound so that no input hangs the tool
@@ -93,13 +94,17 @@ def initial_machine(
     public_input: Iterable[int] = (),
     secret_input: Iterable[int] = (),
     secret_digests: Iterable[Iterable[int]] = (),
-    ram: Mapping[int, int] | None = None,
+    ram: Mapping[int, int] | RamImage | None = None,
 ) -> Machine:
+    """The machine at the start of a run; `ram` is a mapping or a `vm.ram.RamImage`."""
     digests = [tuple(_words(digest)) for digest in secret_digests]
     if any(len(digest) != 5 for digest in digests):
         raise ValueError("a secret digest has exactly 5 words")
-    ram = ram or {}
-    memory = dict(zip(_words(ram.keys()), _words(ram.values())))
+    if isinstance(ram, RamImage):
+        memory = ram.cells()
+    else:
+        ram = ram or {}
+        memory = dict(zip(_words(ram.keys()), _words(ram.values())))
     return Machine(
         program=program,
         stack=[*reversed(program.digest), *([0] * 11)],
@@ -165,10 +170,11 @@ def execute(
     public_input: Iterable[int] = (),
     secret_input: Iterable[int] = (),
     secret_digests: Iterable[Iterable[int]] = (),
-    ram: Mapping[int, int] | None = None,
+    ram: Mapping[int, int] | RamImage | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,
 ) -> Run:
-    """Run `program` until halt, an error, or `max_steps` executed instructions."""
+    """Run `program` until halt, an error, or `max_steps` executed instructions; `ram` is
+    the initial RAM, a mapping or a `vm.ram.RamImage`."""
     machine = initial_machine(program, public_input, secret_input, secret_digests, ram)
     return run_machine(machine, max_steps)
 

@@ -6,8 +6,9 @@ integers), a block's DAG and its search states.  Output: the same scores as
 once (`program`, cached per level) and run on an engine of tri.api (the JIT by default,
 the interpreter for small checks).
 
-* `LanguageModel(parameters)` lays the weights out in RAM once
-  (compiler.neural.language_layout: `weight_cells`); `prepare(dag, u32_entry)` runs a
+* `LanguageModel(parameters)` lays the weights out in RAM once, as a `vm.ram.RamImage`
+  (compiler.neural.language_layout; `weight_cells`), which each run overlays with its own
+  cells and the JIT copies into its pages in bulk; `prepare(dag, u32_entry)` runs a
   block inference (the program's block mode: the encoding in RAM, the prepared tensors
   back on the output) and `scores(prepared, state, previous, moves)` a state's (state
   mode: the prepared tensors in RAM, the state on the public input, one score per move
@@ -48,6 +49,7 @@ from compiler.search.dag import Dag
 from compiler.search.moves import KINDS, Move, State
 from compiler.search.schedule import Problem
 from tri.api import ENGINES
+from vm.ram import RamImage
 from vm.tasm import Program
 
 BLOCK_MODE, STATE_MODE = 0, 1
@@ -96,30 +98,24 @@ def source_program():
     return check(load_project(PROGRAM_PATH, text=PROGRAM_TEXT))
 
 
-def _field(values: np.ndarray) -> list[int]:
-    return fx.from_signed(np.asarray(values, dtype=np.int64)).tolist()
+def _image(pairs) -> RamImage:
+    """The RAM image of (address, signed words) pairs, mapped to the field."""
+    return RamImage.from_segments(
+        (address, np.asarray(words, dtype=np.int64)) for address, words in pairs
+    )
 
 
-def _cells(pairs) -> dict[int, int]:
-    """{address: field element} of (address, signed words) pairs."""
-    ram: dict[int, int] = {}
-    for address, words in pairs:
-        values = _field(words)
-        ram.update(zip(range(address, address + len(values)), values))
-    return ram
-
-
-def weight_cells(parameters, names: Sequence[str] | None = None) -> dict[int, int]:
+def weight_cells(parameters, names: Sequence[str] | None = None) -> RamImage:
     """The RAM cells of the weights (of the tensors `names`, default all)."""
     chosen = set(names) if names is not None else None
-    return _cells(
+    return _image(
         (tensor.address, tensor.cells(parameters[tensor.name]))
         for tensor in TENSORS
         if chosen is None or tensor.name in chosen
     )
 
 
-def encoding_cells(encoding: Encoding) -> dict[int, int]:
+def encoding_cells(encoding: Encoding) -> RamImage:
     """The RAM cells of a block's encoding: feature indices and mask rows."""
     features = REGIONS["FEATURES"].address
     mask = np.zeros((encoding.tokens, MAX_TOKENS), dtype=np.int64)
@@ -129,7 +125,7 @@ def encoding_cells(encoding: Encoding) -> dict[int, int]:
         for index, (name, _) in enumerate(EMBEDDINGS)
     ]
     pairs.append((REGIONS["MASK"].address, mask.reshape(-1)))
-    return _cells(pairs)
+    return _image(pairs)
 
 
 @dataclass(frozen=True)
@@ -143,7 +139,7 @@ class LanguagePrepared:
     done: np.ndarray  # tokens x WIDTH
     stack: np.ndarray  # tokens x WIDTH
     keys: np.ndarray  # (tokens + 2) x WIDTH: the tokens', garbage, zeros
-    ram: dict[int, int]
+    ram: RamImage
 
 
 class LanguageModel:
@@ -164,7 +160,7 @@ class LanguageModel:
         self.cycles = 0
         self.last_run = None  # the run record of the last call (vm.interp.Run)
 
-    def run(self, public: list[int], ram: dict[int, int]) -> list[int]:
+    def run(self, public: list[int], ram: RamImage) -> list[int]:
         """The program's output on one input, as signed integers."""
         record = self.execute(self.program, public_input=public, ram=ram)
         if record.error is not None:
@@ -177,20 +173,22 @@ class LanguageModel:
         """The block inference (raises EncodingTooLarge for a DAG the model does not take)."""
         encoding = encode(dag, u32_entry)
         tokens = encoding.tokens
-        ram = {**self.block_ram, **encoding_cells(encoding)}
+        ram = self.block_ram.overlay(encoding_cells(encoding))
         words = np.array(self.run([BLOCK_MODE, tokens], ram), dtype=np.int64)
         sizes = np.cumsum([WIDTH, tokens * WIDTH, tokens * WIDTH])
         pooled, done, stack, keys = np.split(words, sizes)
         pooled, done = pooled.reshape(1, WIDTH), done.reshape(tokens, WIDTH)
         stack, keys = stack.reshape(tokens, WIDTH), keys.reshape(tokens + 2, WIDTH)
-        state_ram = dict(self.state_ram)
-        state_ram.update(
-            _cells(
-                (REGIONS[name].address, values.reshape(-1))
-                for name, values in (("POOLED", pooled), ("DONE", done), ("STACK", stack))
+        prepared = (
+            (REGIONS[name].address, values.reshape(-1))
+            for name, values in (
+                ("POOLED", pooled),
+                ("DONE", done),
+                ("STACK", stack),
+                ("KEYS", keys),
             )
         )
-        state_ram.update(_cells([(REGIONS["KEYS"].address, keys.reshape(-1))]))
+        state_ram = self.state_ram.overlay(_image(prepared))
         return LanguagePrepared(Problem(dag), encoding, pooled, done, stack, keys, state_ram)
 
     def scores(

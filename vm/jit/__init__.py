@@ -31,6 +31,7 @@ from functools import cache
 
 from vm import interp
 from vm.interp import DEFAULT_MAX_STEPS, Machine, Run
+from vm.ram import RamImage, RamOverlay
 from vm.tasm import Program
 
 FIRST_LOOK_CYCLES = 1 << 16  # interpreted before the JIT is even considered (~15 ms)
@@ -91,9 +92,17 @@ def native_code_seconds(program: Program) -> float:
 class _Run:
     """A run in progress: the machine, the visits so far, and where it stands."""
 
-    def __init__(self, program: Program, inputs: tuple, max_steps: int):
+    def __init__(self, program: Program, inputs: tuple, max_steps: int, native_ram: bool):
+        """`native_ram`: the run is to move to native code at once, so its initial RAM is
+        kept as an image (`vm.ram.RamOverlay`) that goes to native pages in bulk, instead of
+        being made the interpreter's dictionary first."""
         self.program = program
-        self.machine: Machine = interp.initial_machine(program, *inputs)
+        public, secret, digests, ram = inputs
+        if native_ram:
+            self.machine: Machine = interp.initial_machine(program, public, secret, digests)
+            self.machine.ram = RamOverlay(RamImage.of(ram))
+        else:
+            self.machine = interp.initial_machine(program, *inputs)
         self.visits = [0] * (program.length + 1)
         self.max_steps = max_steps
         self.steps = None
@@ -117,10 +126,7 @@ class _Run:
         from vm.jit import runtime
 
         compiled = runtime.compile_program(self.program, options or runtime.Options())
-        if self.ip not in compiled.entries:  # compiled code starts at a compiled checkpoint
-            self.interpret(self.max_steps, compiled.entries)
-        if self.finished:
-            return self.record()
+        # (up to a compiled checkpoint, the runtime interprets on the native state)
         return runtime.run(compiled, self.machine, self.ip, self.visits, self.max_steps)
 
     def record(self) -> Run:
@@ -143,16 +149,19 @@ def execute(
     public_input: Iterable[int] = (),
     secret_input: Iterable[int] = (),
     secret_digests: Iterable[Iterable[int]] = (),
-    ram: Mapping[int, int] | None = None,
+    ram: Mapping[int, int] | RamImage | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,
     trial_cycles: int = 0,
     options=None,
 ) -> Run:
     """Run `program` natively (after `trial_cycles` interpreted ones); the interpreter's `Run`.
     `options` (a `vm.jit.runtime.Options`) say what is compiled: by default the regions
-    that may run more than once (the interpreter runs the rest)."""
+    that may run more than once (the interpreter runs the rest).  `ram` (a mapping or a
+    `vm.ram.RamImage`) goes to native pages in bulk; the run's RAM is only extracted from
+    them when it is read."""
     _require()
-    run = _Run(program, (public_input, secret_input, secret_digests, ram), max_steps)
+    inputs = (public_input, secret_input, secret_digests, ram)
+    run = _Run(program, inputs, max_steps, native_ram=not trial_cycles)
     if trial_cycles:
         run.interpret(trial_cycles)
     return run.record() if run.finished else run.finish_natively(options)
@@ -163,14 +172,14 @@ def execute_auto(
     public_input: Iterable[int] = (),
     secret_input: Iterable[int] = (),
     secret_digests: Iterable[Iterable[int]] = (),
-    ram: Mapping[int, int] | None = None,
+    ram: Mapping[int, int] | RamImage | None = None,
     max_steps: int = DEFAULT_MAX_STEPS,
 ) -> Run:
     """The `auto` engine: interpret, and move to the JIT once that pays (see above)."""
     inputs = (public_input, secret_input, secret_digests, ram)
     if not available():
         return interp.execute(program, *inputs, max_steps=max_steps)
-    run = _Run(program, inputs, max_steps)
+    run = _Run(program, inputs, max_steps, native_ram=False)
     run.interpret(FIRST_LOOK_CYCLES)
     if run.finished:
         return run.record()

@@ -28,11 +28,17 @@ from functools import lru_cache, partial
 from itertools import repeat
 
 from vm.handlers import Fault, Halt
-from vm.interp import STEP_LIMIT_KIND, Machine, Run, VMError, step_functions
+from vm.interp import STEP_LIMIT_KIND, Machine, Run, VMError, initial_machine, step_functions
 from vm.jit import compiler
 from vm.jit.blocks import BlockMap, split_blocks
 from vm.jit.layout import BUFFERS, ERROR_KINDS, Control, Status
-from vm.jit.state import NativeState
+from vm.jit.state import (
+    Capacities,
+    NativePermutationInputs,
+    NativeRam,
+    NativeState,
+    NativeU32Entries,
+)
 from vm.jit.units import DEFAULT_LIMIT
 from vm.tasm import Program
 
@@ -166,24 +172,74 @@ def _unexecuted_tail(compiled: CompiledProgram, ip: int) -> list[int]:
     return list(block.addresses[block.addresses.index(ip) :])
 
 
+class _Shell:
+    """The interpreter's side of the native runs of one program: a machine whose RAM and
+    records are views of the current run's native state (vm.jit.state) and whose other
+    containers are refilled in place from it, and its step functions, made once per
+    program (each the first time its address runs) instead of once per run; and the sizes
+    the last run's native structures grew to, for the next run to start with."""
+
+    def __init__(self, program: Program):
+        self.machine = initial_machine(program)
+        self.views = (NativeRam(None), NativeU32Entries(None), NativePermutationInputs(None))
+        machine = self.machine
+        machine.ram, machine.u32_entries, machine.permutation_inputs = self.views
+        self.steps = step_functions(machine)  # bound to the views
+        self.busy = False
+        self.capacities = Capacities()  # what the last run's structures grew to
+
+    def attach(self, state: NativeState | None, output: list[int]) -> None:
+        for view in self.views:
+            view.attach(state)
+        self.machine.output[:] = output
+
+
+_shells: dict[str, _Shell] = {}
+
+
+def _shell(compiled: CompiledProgram) -> _Shell:
+    """The program's shell, or a new one if it is in use (a run in another thread)."""
+    key = program_key(compiled.program)
+    shell = _shells.get(key)
+    if shell is None or shell.busy or shell.machine.program is not compiled.program:
+        shell = _Shell(compiled.program)
+        _shells[key] = shell
+    return shell
+
+
 def run(compiled: CompiledProgram, machine: Machine, ip: int, visits: list[int], max_steps: int):
     """Continue the run of `machine` from `ip` natively; `visits` so far (interpreted).
 
-    One native state serves the whole run: while the interpreter runs a region that is
-    not compiled (a hand-off) or a failing instruction, the machine's RAM and records are
-    views of the native ones (vm.jit.state), and only the stacks, streams, output and
-    sponge move between the two.  Cycles run natively are counted per block in the
-    state and added to `visits` at the end.
+    One native state serves the whole run, made from `machine`: while the interpreter runs
+    a region that is not compiled (up to the first compiled checkpoint, a hand-off) or a
+    failing instruction, it runs on the program's shell (`_Shell`), whose RAM and records
+    are views of the native ones, and only the stacks, streams, output and sponge move
+    between the two.  Cycles run natively are counted per block in the state and added to
+    `visits` at the end.
     """
-    state = NativeState(machine, compiled.blocks, max_steps - sum(visits))
-    state.attach(machine)
-    steps = step_functions(machine)  # bound to the views
+    shell = _shell(compiled)
+    state = NativeState(machine, compiled.blocks, max_steps - sum(visits), shell.capacities)
+    shell.busy = True
+    try:
+        shell.attach(state, machine.output)
+        record = _run(compiled, state, shell, ip, visits, max_steps)
+        shell.capacities = state.capacities()
+    finally:
+        shell.attach(None, [])
+        shell.busy = False
+    return record
+
+
+def _run(compiled, state: NativeState, shell: _Shell, ip: int, visits, max_steps: int) -> Run:
+    machine, steps = shell.machine, shell.steps
     native = 0  # cycles counted in the state's blocks
     error = None
+    status = Status.HANDOFF if ip not in compiled.entries else None
     while True:
-        budget = int(state.control[Control.BUDGET])
-        status, ip = _call(compiled, state, ip)
-        native += budget - int(state.control[Control.BUDGET])
+        if status is None:
+            budget = int(state.control[Control.BUDGET])
+            status, ip = _call(compiled, state, ip)
+            native += budget - int(state.control[Control.BUDGET])
         state.to_machine(machine)
         if status == Status.HALTED:
             break
@@ -199,19 +255,19 @@ def run(compiled: CompiledProgram, machine: Machine, ip: int, visits: list[int],
             error = stop.error
             break
         state.from_machine(machine, max_steps - native - sum(visits))
-        ip = stop.ip
+        ip, status = stop.ip, None
     visits = [old + new for old, new in zip(visits, state.visits().tolist())]
     return _record(compiled, machine, visits, state, error)
 
 
 def _record(compiled, machine, visits, state: NativeState, error=None) -> Run:
-    """The run's record: RAM and the records from the native state (the machine's views
-    wrote there), the rest from the machine."""
+    """The run's record: RAM and the records from the native state (the shell's views
+    wrote there), copies of the rest from the shell's machine."""
     return Run(
         program=compiled.program,
-        output=machine.output,
+        output=list(machine.output),
         cycles=sum(visits),
-        stack=machine.stack,
+        stack=list(machine.stack),
         ram=state.ram(),
         visits=visits,
         u32_entries=state.u32_entries(),

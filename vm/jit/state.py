@@ -6,7 +6,7 @@ compiled code runs on, which it grows when a checkpoint asks for room
 (`serve`), and which it turns back into the interpreter's forms: the arrays of
 vm.effects for the run's record (`ram`, `u32_entries`, `permutation_inputs`).
 The interpreter can run on the same state, for the regions that are not
-compiled: `attach` makes a machine's RAM and records views of the native ones
+compiled: a machine's RAM and records can be views of the native ones
 (`NativeRam`, `NativeU32Entries`, `NativePermutationInputs`), and `to_machine`
 and `from_machine` move the rest (stacks, streams, output, sponge) across.
 RAM pages, the u32 set and the permutation set (vm.jit.memory, vm.jit.records)
@@ -17,6 +17,7 @@ always lands where compiled code looks for it.
 from __future__ import annotations
 
 from collections import deque
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -41,6 +42,7 @@ from vm.jit.layout import (
     Control,
 )
 from vm.jit.support import support
+from vm.ram import RamImage
 
 _MINIMUM_CAPACITY = 1024
 _BUDGET_LIMIT = 1 << 62  # steps per native call: an i64, and more than any run takes
@@ -48,6 +50,17 @@ _FIRST_PAGES = 64  # RAM pages before the first growth (9 KiB)
 _FIRST_U32_SLOTS = 1 << 13  # u32 set slots (128 KiB): 4,096 entries before it grows
 _FIRST_PERMUTATIONS = 1 << 10  # permutation inputs before the log grows (128 KiB)
 _GROWTH = 4  # the sets grow fourfold: each entry is moved about 1/3 times on average
+
+
+@dataclass(frozen=True)
+class Capacities:
+    """What the growable structures of a run start with: by default the first sizes above;
+    vm.jit.runtime starts a program's run with the sizes its previous run ended with, so
+    that runs of one program (a model's inferences) do not grow them again each time."""
+
+    ram_pages: int = _FIRST_PAGES
+    u32_slots: int = _FIRST_U32_SLOTS
+    permutations: int = _FIRST_PERMUTATIONS
 
 
 def capacity(needed: int, current: int = 0, minimum: int = _MINIMUM_CAPACITY) -> int:
@@ -97,7 +110,9 @@ def _refill(queue: deque, items) -> None:
 class NativeState:
     """The registers (`control`) and buffers of one run, in the layout of vm.jit.layout."""
 
-    def __init__(self, machine: Machine, blocks: BlockMap, budget: int):
+    def __init__(
+        self, machine: Machine, blocks: BlockMap, budget: int, start: Capacities = Capacities()
+    ):
         self.blocks = blocks
         self.control = np.zeros(len(Control), dtype=np.int64)
         registers = self.control
@@ -120,9 +135,17 @@ class NativeState:
         registers[Control.BUDGET] = min(budget, _BUDGET_LIMIT)  # more is handed off, not lost
         self._scratch = np.zeros(STATE_WORDS, dtype=np.uint64)
         self._set_capacities()
-        self._load_ram(machine.ram)
-        self._load_u32_entries(machine.u32_entries)
-        self._load_permutations(machine.permutation_inputs)
+        self._load_ram(machine.ram, start.ram_pages)
+        self._load_u32_entries(machine.u32_entries, start.u32_slots)
+        self._load_permutations(machine.permutation_inputs, start.permutations)
+
+    def capacities(self) -> Capacities:
+        """The sizes the growable structures have now."""
+        return Capacities(
+            ram_pages=int(self.control[Control.RAM_PAGE_CAPACITY]),
+            u32_slots=len(self.u32_table) // U32_SLOT_WORDS,
+            permutations=int(self.control[Control.PERMUTATION_CAPACITY]),
+        )
 
     def _set_capacities(self) -> None:
         registers = self.control
@@ -153,32 +176,45 @@ class NativeState:
         registers[Control.RAM_INDEX_SHIFT] = _shift(slots)
         self._call("ram_reindex", self.control, self.ram_pages, self.ram_index)
 
-    def _load_ram(self, ram) -> None:
-        """Pages for the cells of `ram`, in address order (page 0 is the zero page)."""
-        addresses = np.fromiter(ram.keys(), dtype=np.uint64, count=len(ram))
-        values = np.fromiter(ram.values(), dtype=np.uint64, count=len(ram))
-        numbers, page_of_cell = np.unique(addresses >> np.uint64(PAGE_BITS), return_inverse=True)
-        count = 1 + len(numbers)
-        pages = np.zeros(capacity(count, 0, _FIRST_PAGES) * PAGE_STRIDE, dtype=np.uint64)
+    def _load_ram(self, ram, first_pages: int) -> None:
+        """Pages for the cells of `ram` (a mapping, or `vm.ram.RamOverlay`), in address
+        order (page 0 is the zero page), copied from the image's arrays in bulk."""
+        image = RamImage.of(ram)
+        addresses, values = image.addresses, image.values
+        numbers = addresses >> np.uint64(PAGE_BITS)
+        fresh = np.ones(len(numbers), dtype=bool)
+        np.not_equal(numbers[1:], numbers[:-1], out=fresh[1:])
+        starts = np.flatnonzero(fresh)
+        count = 1 + len(starts)
+        pages = np.zeros(capacity(count, 0, first_pages) * PAGE_STRIDE, dtype=np.uint64)
         table = pages.reshape(-1, PAGE_STRIDE)
         table[0, PAGE_KEY] = NO_PAGE
-        table[1:count, PAGE_KEY] = numbers
-        rows = page_of_cell.reshape(-1) + 1
+        table[1:count, PAGE_KEY] = numbers[starts]
+        rows = np.cumsum(fresh)  # each cell's page: 1 for the first
         within = (addresses & np.uint64(PAGE_WORDS - 1)).astype(np.int64)
         table[rows, PAGE_CELLS + within] = values
-        np.bitwise_or.at(table[:, PAGE_MASK], rows, np.uint64(1) << within.astype(np.uint64))
+        if len(starts):  # distinct cells of a page: the sum of their bits is their union
+            bits = np.left_shift(np.uint64(1), within.astype(np.uint64))
+            table[1:count, PAGE_MASK] = np.add.reduceat(bits, starts)
         self.control[Control.RAM_PAGES] = count
         self.ram_cache = np.full(2 * CACHE_ENTRIES, NO_PAGE, dtype=np.uint64)
         self._set_ram_buffers(pages)
 
     def ram(self) -> effects.RamCells:
-        """Every written cell (the initial RAM included), as the interpreter's dictionary."""
+        """Every written cell (the initial RAM included), as the interpreter's dictionary;
+        taken from the pages only when someone reads it (the pages do not change after the
+        run)."""
         count = int(self.control[Control.RAM_PAGES])
-        table = self.ram_pages.reshape(-1, PAGE_STRIDE)[1:count]
-        bits = np.arange(PAGE_WORDS, dtype=np.uint64)
-        written = ((table[:, PAGE_MASK, None] >> bits) & np.uint64(1)).astype(bool)
-        addresses = (table[:, PAGE_KEY, None] << np.uint64(PAGE_BITS)) | bits
-        return effects.RamCells(addresses[written], table[:, PAGE_CELLS:][written])
+        pages = self.ram_pages
+
+        def cells() -> tuple[np.ndarray, np.ndarray]:
+            table = pages.reshape(-1, PAGE_STRIDE)[1:count]
+            bits = np.arange(PAGE_WORDS, dtype=np.uint64)
+            written = ((table[:, PAGE_MASK, None] >> bits) & np.uint64(1)).astype(bool)
+            addresses = (table[:, PAGE_KEY, None] << np.uint64(PAGE_BITS)) | bits
+            return addresses[written], table[:, PAGE_CELLS:][written]
+
+        return effects.RamCells(cells)
 
     # --- the u32 set ---------------------------------------------------------------------------
 
@@ -194,11 +230,11 @@ class NativeState:
             count = len(source) // U32_SLOT_WORDS
             self._call("u32_insert_table", self.control, self.u32_table, source, count)
 
-    def _load_u32_entries(self, entries) -> None:
+    def _load_u32_entries(self, entries, first_slots: int) -> None:
         known = effects.U32Entries(entries, np.zeros((0, 2), dtype=np.uint64)).array()
         source = known.copy()
         source[:, 0] += np.uint64(1)  # the table's format: lhs + 1, so that 0 is empty
-        slots = capacity(4 * len(known), 0, _FIRST_U32_SLOTS)
+        slots = capacity(4 * len(known), 0, first_slots)
         self._set_u32_table(slots, source.reshape(-1))
 
     def u32_entries(self) -> effects.U32Entries:
@@ -225,9 +261,9 @@ class NativeState:
         registers[Control.PERMUTATION_SHIFT] = _shift(slots)
         self._call("permutation_reindex", self.control, log, self.permutation_index)
 
-    def _load_permutations(self, inputs) -> None:
+    def _load_permutations(self, inputs, first_rows: int) -> None:
         known = np.ascontiguousarray(effects.permutation_array(inputs))
-        rows = capacity(2 * len(known), 0, _FIRST_PERMUTATIONS)
+        rows = capacity(2 * len(known), 0, first_rows)
         self.cascade = np.zeros(CASCADE_WORDS, dtype=np.uint64)
         self.control[Control.PERMUTATION_LENGTH] = 0
         self._set_permutation_buffers(np.zeros(rows * STATE_WORDS, dtype=np.uint64))
@@ -285,14 +321,6 @@ class NativeState:
         return counts[block_of]
 
     # --- the interpreter on a native state ---------------------------------------------------
-
-    def attach(self, machine: Machine) -> None:
-        """Make the machine's RAM, u32 entries and permutation inputs views of this state's
-        (after this state was made from them): the interpreter's step functions, built
-        afterwards, read and write the native structures."""
-        machine.ram = NativeRam(self)
-        machine.u32_entries = NativeU32Entries(self)
-        machine.permutation_inputs = NativePermutationInputs(self)
 
     def to_machine(self, machine: Machine) -> None:
         """Copy what the interpreter keeps in Python from this state into the attached
@@ -373,12 +401,20 @@ class NativeState:
         self._call("tip5_record", self.control, *arguments, source, self._scratch)
 
 
-class NativeRam:
+class _View:
+    """A view of the native state of the current run (`attach`ed by vm.jit.runtime; the
+    interpreter's step functions hold the view, so that it outlives a run)."""
+
+    def __init__(self, state: NativeState | None):
+        self._state = state
+
+    def attach(self, state: NativeState | None) -> None:
+        self._state = state
+
+
+class NativeRam(_View):
     """A machine's RAM as a view of a native state's pages (`get` and `[]=`, what the
     interpreter's handlers use)."""
-
-    def __init__(self, state: NativeState):
-        self._state = state
 
     def get(self, address: int, default: int = 0) -> int:
         return self._state.ram_read(address, default)
@@ -387,21 +423,15 @@ class NativeRam:
         self._state.ram_write(address, value)
 
 
-class NativeU32Entries:
+class NativeU32Entries(_View):
     """A machine's u32 entries as a view of a native state's set (`add`)."""
-
-    def __init__(self, state: NativeState):
-        self._state = state
 
     def add(self, entry: tuple[str, int, int]) -> None:
         self._state.record_u32(*entry)
 
 
-class NativePermutationInputs:
+class NativePermutationInputs(_View):
     """A machine's permutation inputs as a view of a native state's set (`add`)."""
-
-    def __init__(self, state: NativeState):
-        self._state = state
 
     def add(self, words: tuple[int, ...]) -> None:
         self._state.record_permutation(words)
