@@ -18,6 +18,7 @@ from compiler.check.resolve import load_project
 from compiler.neural.dataset import load_dataset
 from compiler.neural.fitness import GreedyFitness, training_blocks, verified
 from compiler.neural.identity import compiler_identity, program_digest
+from compiler.neural.language_model import move_words
 from compiler.neural.program_model import (
     TENSOR,
     ProgramModelError,
@@ -25,7 +26,6 @@ from compiler.neural.program_model import (
     ProgramPolicy,
     initial_weights,
     load_model_program,
-    move_words,
     program_policy,
 )
 from compiler.neural.weights import WeightsError, load_weights, save_weights

@@ -201,22 +201,32 @@ class LanguageModel:
         """One score per move (signed integers in fixed point), as `Model.scores`."""
         if not moves:
             return []
-        done, on_stack = state_tokens(prepared, state)
-        public = [STATE_MODE, len(done), *done, len(on_stack), *on_stack]
-        public += [0] if previous is None else [1, *_move_words(prepared, previous)]
-        public.append(len(moves))
-        for move in moves:
-            public += _move_words(prepared, move)
-        return self.run(public, prepared.ram)
+        return self.run(state_input(prepared, state, previous, moves), prepared.ram)
 
 
-def _move_words(prepared: LanguagePrepared, move: Move) -> tuple[int, int, int]:
+def state_input(prepared, state: State, previous: Move | None, moves: Sequence[Move]):
+    """A state run's public input: the mode, the done tokens, the stack's tokens, the
+    previous move (0, or 1 and its words) and the legal moves' words (compiler.neural.
+    program_model's module docstring; any model program takes the same)."""
+    done, on_stack = state_tokens(prepared, state)
+    public = [STATE_MODE, len(done), *done, len(on_stack), *on_stack]
+    public += [0] if previous is None else [1, *move_words(prepared, previous)]
+    public.append(len(moves))
+    for move in moves:
+        public += move_words(prepared, move)
+    return public
+
+
+def move_words(prepared, move: Move) -> tuple[int, int, int]:
     """(key row, kind, argument): what the program sums into a move's key."""
     return move_token(prepared, move), KINDS.index(move.kind), move_argument(move)
 
 
-class LanguageBlockPolicy:
-    def __init__(self, model: LanguageModel, prepared: LanguagePrepared):
+class BlockPolicy:
+    """A model program's policy for one block: `scores` per state, of a model with a
+    `scores(prepared, state, previous, moves)` (this module's and program_model's)."""
+
+    def __init__(self, model, prepared):
         self.model = model
         self.prepared = prepared
 
@@ -235,8 +245,8 @@ class LanguagePolicy:
         self.identity = identity
         self.model = LanguageModel(parameters, engine, compiled=compiled)
 
-    def block(self, dag: Dag, u32_entry=()) -> LanguageBlockPolicy:
-        return LanguageBlockPolicy(self.model, self.model.prepare(dag, u32_entry))
+    def block(self, dag: Dag, u32_entry=()) -> BlockPolicy:
+        return BlockPolicy(self.model, self.model.prepare(dag, u32_entry))
 
 
 assert TENSOR.keys() >= set(STATE_TENSORS)

@@ -49,15 +49,20 @@ import numpy as np
 from compiler.neural import fixed_numpy as fx
 from compiler.neural.encoding import Encoding, encode
 from compiler.neural.language_layout import BLOCK_INPUT, PREPARED, SCRATCH, WEIGHTS
-from compiler.neural.language_model import encoding_cells
-from compiler.neural.model import move_argument, move_token, state_tokens
+from compiler.neural.language_model import (
+    BLOCK_MODE,
+    BlockPolicy,
+    encoding_cells,
+    state_input,
+)
 from compiler.search.dag import Dag, build_dag
-from compiler.search.moves import KINDS, Move, State
+from compiler.search.moves import Move, State
 from compiler.search.schedule import Problem
 from tri.api import ENGINES
+from vm.ram import RamImage
 from vm.tasm import Program
 
-BLOCK_MODE, STATE_MODE, PARAMETERS_MODE = 0, 1, 2
+PARAMETERS_MODE = 2  # block and state modes: language_model's BLOCK_MODE, STATE_MODE
 LEVEL = 1  # the level a model program is compiled at
 MAX_PARAMETERS = BLOCK_INPUT - WEIGHTS  # 2^20 weights fit below the block's input
 MAX_PREPARED = SCRATCH - PREPARED  # 2^22 prepared words fit below the scratch space
@@ -115,7 +120,7 @@ def _words(words: list[int]) -> str:
     return f"{len(words)} word{'s' * (len(words) != 1)} [{shown}]"
 
 
-def _run(execute, program: Program, public: list[int], ram: dict, what: str) -> list[int]:
+def _run(execute, program: Program, public: list[int], ram, what: str) -> list[int]:
     """The program's output as signed integers; a failed run raises ProgramModelError."""
     record = execute(program, public_input=public, ram=ram)
     if record.error is not None:
@@ -123,9 +128,9 @@ def _run(execute, program: Program, public: list[int], ram: dict, what: str) -> 
     return fx.signed(np.array(record.output, dtype=np.uint64)).tolist()
 
 
-def _cells(address: int, signed) -> dict[int, int]:
-    values = fx.from_signed(np.asarray(signed, dtype=np.int64).reshape(-1)).tolist()
-    return dict(zip(range(address, address + len(values)), values))
+def _cells(address: int, signed) -> RamImage:
+    """Signed words from `address` on, as a RAM image of field elements."""
+    return RamImage.from_segments([(address, np.asarray(signed, dtype=np.int64).reshape(-1))])
 
 
 @dataclass(frozen=True)
@@ -136,7 +141,7 @@ class ProgramPrepared:
     problem: Problem
     encoding: Encoding
     prepared: tuple[int, ...]  # the block run's output, signed
-    ram: dict[int, int]
+    ram: RamImage
 
 
 class ProgramModel:
@@ -154,19 +159,19 @@ class ProgramModel:
         self.execute = ENGINES[engine]
         self.weight_ram = _cells(WEIGHTS, vector)
 
-    def run(self, public: list[int], ram: dict[int, int], mode: str) -> list[int]:
+    def run(self, public: list[int], ram: RamImage, mode: str) -> list[int]:
         return _run(self.execute, self.model.program, public, ram, f"{self.model.path}: {mode}")
 
     def prepare(self, dag: Dag, u32_entry=()) -> ProgramPrepared:
         """The block run (raises EncodingTooLarge for a DAG the encoding does not take)."""
         encoding = encode(dag, u32_entry)
-        ram = {**self.weight_ram, **encoding_cells(encoding)}
+        ram = self.weight_ram.overlay(encoding_cells(encoding))
         words = self.run([BLOCK_MODE, encoding.tokens], ram, "block mode")
         if len(words) > MAX_PREPARED:
             raise ProgramModelError(
                 f"{self.model.path}: block mode wrote {len(words)} words, more than {MAX_PREPARED}"
             )
-        state_ram = {**self.weight_ram, **_cells(PREPARED, words)}
+        state_ram = self.weight_ram.overlay(_cells(PREPARED, words))
         return ProgramPrepared(Problem(dag), encoding, tuple(words), state_ram)
 
     def scores(
@@ -189,31 +194,6 @@ class ProgramModel:
         return words
 
 
-def state_input(prepared, state: State, previous: Move | None, moves: Sequence[Move]):
-    """A state run's public input (see the module docstring)."""
-    done, on_stack = state_tokens(prepared, state)
-    public = [STATE_MODE, len(done), *done, len(on_stack), *on_stack]
-    public += [0] if previous is None else [1, *move_words(prepared, previous)]
-    public.append(len(moves))
-    for move in moves:
-        public += move_words(prepared, move)
-    return public
-
-
-def move_words(prepared, move: Move) -> tuple[int, int, int]:
-    """(key row, kind, argument) of a move."""
-    return move_token(prepared, move), KINDS.index(move.kind), move_argument(move)
-
-
-class ProgramBlockPolicy:
-    def __init__(self, model: ProgramModel, prepared: ProgramPrepared):
-        self.model = model
-        self.prepared = prepared
-
-    def scores(self, state: State, previous: Move | None, moves: Sequence[Move]) -> list:
-        return self.model.scores(self.prepared, state, previous, moves)
-
-
 class ProgramPolicy:
     """A model program as a `compiler.search.moves.Policy`; `block` raises
     `EncodingTooLarge` for a DAG the encoding does not take."""
@@ -222,8 +202,8 @@ class ProgramPolicy:
         self.identity = identity
         self.model = ProgramModel(model, weights, engine)
 
-    def block(self, dag: Dag, u32_entry=()) -> ProgramBlockPolicy:
-        return ProgramBlockPolicy(self.model, self.model.prepare(dag, u32_entry))
+    def block(self, dag: Dag, u32_entry=()) -> BlockPolicy:
+        return BlockPolicy(self.model, self.model.prepare(dag, u32_entry))
 
 
 def check_policy(policy: ProgramPolicy) -> None:

@@ -173,7 +173,8 @@ def run_training(seed: int, epochs: int, generations: int, workers, blocks=None)
     }
 
 
-def write_outputs(report: dict, output: Path, plot: Path) -> None:
+def write_outputs(report: dict, output: Path, plot: Path | None) -> None:
+    """The weights file and its identity, then the plot (none when `plot` is None)."""
     from compiler.neural.weights import WeightsError, save_weights
 
     try:
@@ -181,6 +182,8 @@ def write_outputs(report: dict, output: Path, plot: Path) -> None:
     except (OSError, WeightsError) as error:
         raise UsageError(f"error: {output}: cannot write the weights ({error})") from None
     print(f"wrote {output}  identity {identity}")
+    if plot is None:
+        return
     try:
         draw(report, plot)
     except ImportError:

@@ -94,21 +94,7 @@ def evolve_program(model, start: dict, arguments) -> dict:
 
 
 def save(report: dict, output: Path, plot: Path | None) -> None:
-    """The weights file and its identity; the plot when asked for."""
-    from compiler.neural.weights import WeightsError, save_weights
-    from tri.commands.train import draw
+    """The weights file and its identity; the plot when asked for (tri train's)."""
+    from tri.commands.train import write_outputs
 
-    try:
-        identity = save_weights(output, report["parameters"])
-    except (OSError, WeightsError) as error:
-        raise UsageError(f"error: {output}: cannot write the weights ({error})") from None
-    print(f"wrote {output}  identity {identity}")
-    if plot is None:
-        return
-    try:
-        draw(report, plot)
-    except ImportError:
-        raise UsageError("error: plots need matplotlib: pip install 'tri[train]'") from None
-    except OSError as error:
-        raise UsageError(f"error: {plot}: cannot write ({error.strerror})") from None
-    print(f"wrote {plot}")
+    write_outputs(report, output, plot)
