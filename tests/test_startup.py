@@ -76,6 +76,11 @@ sys.exit(main(sys.argv[1:]))
 """
 
 
+def _terminal_signals() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
+
+
 @pytest.mark.skipif(not vm.jit.available(), reason="the JIT needs llvmlite")
 @pytest.mark.parametrize(
     "cache, delay",
@@ -94,6 +99,10 @@ def test_ctrl_c_stops_a_native_run(tmp_path, cache, delay):
     environment = {**os.environ, "PYTHONPATH": str(ROOT)}
     if cache == "off":
         environment["TRI_JIT_CACHE"] = "off"
+    # the state a terminal gives a command: Ctrl-C neither ignored nor blocked, whatever
+    # this test process inherited (a child inherits an ignored or blocked SIGINT, and
+    # then rightly goes on running; CI saw the run go on for the minute in one worker)
+    inherited = (signal.getsignal(signal.SIGINT), signal.pthread_sigmask(signal.SIG_BLOCK, []))
     child = subprocess.Popen(
         [sys.executable, "-c", INTERRUPTED, "run", str(program), "--engine", "jit"]
         + ["--max-steps", str(2**62)],
@@ -102,15 +111,19 @@ def test_ctrl_c_stops_a_native_run(tmp_path, cache, delay):
         text=True,
         cwd=ROOT,
         env=environment,
+        preexec_fn=_terminal_signals,
     )
     try:
         assert child.stderr.readline().strip() == MARK
         time.sleep(delay)
         child.send_signal(signal.SIGINT)
         # 2^62 steps run for years: only the interrupt ends the run within the minute
-        _, errors = child.communicate(timeout=60)
+        try:
+            _, errors = child.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            pytest.fail(f"the run went on after Ctrl-C (this process's SIGINT: {inherited})")
     finally:
         child.kill()
         child.wait()
-    assert child.returncode == 130, (child.returncode, errors)
+    assert child.returncode == 130, (child.returncode, errors, inherited)
     assert errors.strip() == "interrupted"
