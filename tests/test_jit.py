@@ -222,6 +222,31 @@ def test_one_instruction(isa, text, stack, cells, digests):
     compare(program, public_input=stack, secret_input=secret, secret_digests=digests, ram=ram)
 
 
+@pytest.mark.parametrize("instruction", ["xb_dot_step", "xx_dot_step"])
+@settings(max_examples=25, deadline=None)
+@given(
+    count=st.integers(1, 9),
+    pointers=st.lists(words, min_size=2, max_size=2),
+    accumulator=st.lists(words, min_size=3, max_size=3),
+    values=st.lists(st.one_of(st.none(), words), min_size=27, max_size=27),
+)
+@example(count=9, pointers=[P - 2, P - 5], accumulator=[P - 1] * 3, values=[P - 1] * 27)
+@example(count=8, pointers=[4094, 4090], accumulator=[0] * 3, values=[None, 2**32] * 13 + [1])
+def test_runs_of_dot_steps(instruction, count, pointers, accumulator, values):
+    """A run of equal dot steps (one helper call in native code) against the interpreter:
+    pointers that wrap around p and cross RAM pages, cells missing (None) or present, and
+    the run cut into pieces by units of three instructions."""
+    left, right = pointers
+    cells = {}
+    for offset, value in enumerate(values):
+        if value is not None:
+            cells[(right + offset) % P] = value
+            cells[(left + offset) % P] = (value + 1) % P
+    pushes = " ".join(f"push {word}" for word in [*reversed(accumulator), right, left])
+    program = parse(f"{pushes} {' '.join([instruction] * count)} halt")
+    compare(program, options=(EVERYTHING, SMALL_UNITS), ram=cells)
+
+
 def test_sponge_sequence_on_drawn_words():
     program = parse(
         "sponge_init read_io 5 read_io 5 sponge_absorb push 7 sponge_absorb_mem pop 1 "

@@ -64,16 +64,29 @@ def _module(*lengths: int) -> str:
     """IR text with one function of each length (in body lines)."""
     functions = []
     for index, length in enumerate(lengths):
-        body = "\n".join(["  %x = add i64 0, 0"] * (length - 1) + ["  ret void"])
-        functions.append(f"define void @f{index}() {{\nentry:\n{body}\n}}")
+        body = [f"  %v{line} = add i64 {line}, 1" for line in range(length - 1)] + ["  ret void"]
+        functions.append(f"define void @f{index}() {{\nentry:\n" + "\n".join(body) + "\n}")
     return "\n\n".join(functions) + "\n"
 
 
-def test_large_functions_are_generated_at_level_zero():
-    """Code generation at LLVM's higher levels grows faster than a function's length: a
-    module with a function past LARGE_FUNCTION lines is generated at level 0, so that
-    compiling costs a bounded amount per instruction; small ones keep the full level."""
+def test_large_functions_are_generated_without_the_register_coalescer(monkeypatch):
+    """LLVM's register coalescer takes time that grows much faster than a function's length:
+    a module with a function past LARGE_FUNCTION lines is generated with it off, so that
+    compiling costs a bounded amount per instruction, and the option is set back after;
+    small ones and the shared helpers keep it."""
     small, large = compiler.LARGE_FUNCTION // 2, compiler.LARGE_FUNCTION + 10
-    assert compiler.code_generation_level(_module(small, small)) == compiler.OPTIMIZATION_LEVEL
-    assert compiler.code_generation_level(_module(small, large)) == 0
-    assert compiler.code_generation_level("") == compiler.OPTIMIZATION_LEVEL
+    assert compiler.longest_function(_module(small, large, small)) == large + 1  # and a label
+    assert compiler.longest_function("") == 0
+    settings = []
+    binding = compiler.llvm()
+    original = binding.set_option
+    monkeypatch.setattr(binding, "set_option", lambda name, option: settings.append(option))
+    try:
+        compiler.object_code(_module(small, large))
+        assert settings == ["-join-liveintervals=false", "-join-liveintervals=true"]
+        settings.clear()
+        compiler.object_code(_module(small, small))
+        compiler.object_code(_module(small, large), full=True)
+        assert settings == ["-join-liveintervals=true"] * 2
+    finally:
+        original("", "-join-liveintervals=true")

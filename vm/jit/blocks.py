@@ -90,7 +90,20 @@ class Guard:
         return Guard(*(max(getattr(self, f.name), getattr(other, f.name)) for f in fields(self)))
 
 
+# (id of the instruction, argument) -> (the instruction, kept alive, and its guard): long
+# straight lines repeat a few instructions, and the guard's parts are computed properties
+_GUARDS: dict[tuple[int, int | None], tuple[object, Guard]] = {}
+
+
 def _instruction_guard(op: Op) -> Guard:
+    key = (id(op.instruction), op.argument)
+    known = _GUARDS.get(key)
+    if known is None:
+        known = _GUARDS[key] = (op.instruction, _new_guard(op))
+    return known[1]
+
+
+def _new_guard(op: Op) -> Guard:
     delta = op.instruction.stack_delta(op.argument)
     return Guard(
         steps=1,

@@ -41,6 +41,7 @@ from vm.isa import Failure
 from vm.jit import arith, helpers, memory
 from vm.jit.arith import I32, I64, I64_POINTER, constant
 from vm.jit.blocks import MINIMUM_DEPTH, BlockMap, Guard, following, skip_target, split_blocks
+from vm.jit.coprocessor import REPEATED
 from vm.jit.layout import BUFFERS, ERROR_KINDS, STATE_WORDS, U32_KINDS, Control, Status
 from vm.jit.units import DEFAULT_LIMIT, Piece, Unit, UnitMap, partition
 from vm.tasm import Op, Program
@@ -109,6 +110,7 @@ class Context:
         self.dirty: set[int] = set()
         self.op: Op | None = None
         self.address = 0
+        self.repeat = 1  # how many equal instructions the current emitter stands for
         self.sponge_fresh = False  # a sponge_init ran since the sponge was last used
 
     # --- registers, buffers, constants ------------------------------------------------------
@@ -214,9 +216,13 @@ class Context:
     def _scratch(self, index: int = 0):
         return self.builder.gep(self.scratch, [constant(0), constant(index)])
 
+    def call_out(self, name: str, arguments: list, results: int) -> tuple:
+        """Call a helper that writes `results` words through a pointer after `arguments`."""
+        self.call(name, [*arguments, self._scratch()])
+        return tuple(self.builder.load(self._scratch(k)) for k in range(results))
+
     def _x_call(self, name: str, words: list) -> tuple:
-        self.call(name, [*words, self._scratch()])
-        return tuple(self.builder.load(self._scratch(k)) for k in range(3))
+        return self.call_out(name, words, 3)
 
     def x_mul(self, a, b) -> tuple:
         return self._x_call("x_mul", [*a, *b])
@@ -422,14 +428,27 @@ class Context:
             self.set_register(Control.BUDGET, self.builder.sub(budget, constant(block.length)))
             counter = self.word_pointer("counts", block.index)
             self.builder.store(self.add(self.builder.load(counter), 1), counter)
-        for position in range(piece.start, piece.end):
+        position = piece.start
+        while position < piece.end:
             self.op = self.program.ops[block.op_indices[position]]
             self.address = block.addresses[position]
-            emitters[self.op.instruction.name](self, self.op)
+            name = self.op.instruction.name
+            self.repeat = 1  # a run of equal dot steps is emitted once (vm.jit.coprocessor)
+            if name in REPEATED:
+                while (
+                    position + self.repeat < piece.end
+                    and self._name(block, position + self.repeat) == name
+                ):
+                    self.repeat += 1
+            emitters[name](self, self.op)
+            position += self.repeat
         if not piece.last:
             self.goto(piece.following)
         elif not self.op.instruction.flow.ends_block:
             self.goto(self.following())
+
+    def _name(self, block, position: int) -> str:
+        return self.program.ops[block.op_indices[position]].instruction.name
 
     def emit_overflow(self) -> None:
         """The pseudo-block at address L: one more step fails with InstructionPointerOverflow."""

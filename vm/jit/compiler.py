@@ -22,12 +22,19 @@ import os
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
 OPTIMIZATION_LEVEL = 2
-LARGE_FUNCTION = 2_000  # lines of IR in a function above which code is generated at level 0
+# Lines of IR in a function above which the register coalescer is off.  On large functions
+# its time grows much faster than their size: it was 82% of a 257 s compile of
+# std.nn.optimizer's program (21 functions of about 5,500 lines) at code-generation level 1,
+# which takes 42 s without it (and about 6 s at level 0, whose code ran the program's block
+# inference 4 to 6 times slower: docs/performance.md).  Without it the code keeps a few more
+# register copies; the functions of small programs keep it.
+LARGE_FUNCTION = 2_000
 DEFAULT_CACHE_MEGABYTES = 256
 _SOURCES = ("vm/jit", "vm/isa.py", "vm/tip5.py", "vm/field.py", "vm/tasm.py")
 _ROOT = Path(__file__).resolve().parents[2]
@@ -66,12 +73,8 @@ def target_machine(level: int = OPTIMIZATION_LEVEL):
     )
 
 
-def code_generation_level(ir_text: str) -> int:
-    """`OPTIMIZATION_LEVEL`, or 0 for a module with a function of more than
-    `LARGE_FUNCTION` lines of IR: LLVM's instruction selection and scheduling at levels 1
-    and up take time that grows faster than the function (a 5,400-line unit of
-    std.nn.optimizer took minutes), where level 0's fast selector and register allocator
-    stay linear, so compiling costs a bounded amount per instruction."""
+def longest_function(ir_text: str) -> int:
+    """The length in lines of the longest function of a module's IR text."""
     longest = length = 0
     for line in ir_text.splitlines():
         if line.startswith("define "):
@@ -80,7 +83,20 @@ def code_generation_level(ir_text: str) -> int:
             longest = max(longest, length)
         else:
             length += 1
-    return OPTIMIZATION_LEVEL if longest <= LARGE_FUNCTION else 0
+    return longest
+
+
+@contextmanager
+def register_coalescing(enabled: bool):
+    """Code generation with LLVM's register coalescer on or off (a process-wide LLVM option,
+    set back to on, LLVM's default, afterwards)."""
+    binding = llvm()
+    binding.set_option("", f"-join-liveintervals={str(enabled).lower()}")
+    try:
+        yield
+    finally:
+        if not enabled:
+            binding.set_option("", "-join-liveintervals=true")
 
 
 @cache
@@ -163,9 +179,8 @@ def object_code(ir_text: str, full: bool = False) -> bytes:
     module = llvm().parse_assembly(ir_text)
     module.verify()
     optimize(module, full)
-    # the shared helpers (`full`), compiled once per machine, always at the full level
-    level = OPTIMIZATION_LEVEL if full else code_generation_level(ir_text)
-    return target_machine(level).emit_object(module)
+    with register_coalescing(full or longest_function(ir_text) <= LARGE_FUNCTION):
+        return target_machine().emit_object(module)
 
 
 def cache_limit() -> int:

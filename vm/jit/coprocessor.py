@@ -7,10 +7,12 @@ The counterpart of `vm.handlers.coprocessor`, with the conventions of
 
 from __future__ import annotations
 
+from llvmlite import ir
+
 from vm.isa import Failure
-from vm.jit import arith
-from vm.jit.arith import constant
-from vm.jit.layout import DIGEST_WORDS, Control
+from vm.jit import arith, memory
+from vm.jit.arith import I64, I64_POINTER, constant
+from vm.jit.layout import DIGEST_WORDS, PAGE_BITS, Control
 
 ONES = [constant(1)] * 6  # the capacity of a fixed-length hash (tasm.md §10.4)
 
@@ -145,29 +147,82 @@ def _xb_mul(context, op):
     _set_x_element(context, 0, arith.x_scalar_mul(context.builder, scalar, element))
 
 
-def _ram_x_element(context, pointer) -> tuple:
-    return tuple(context.ram_read(pointer, offset) for offset in range(3))
+# A run of n equal dot steps (the usual shape: a loop body unrolled over one instruction) is
+# one call of a shared helper, compiled once per machine at LLVM's full level, instead of n
+# inline copies of four page lookups and the products: less code for LLVM to compile and a
+# tight loop to run; std.nn.optimizer spends most of its cycles in such runs.  The helper's
+# words in and out: left pointer (st0), right pointer (st1), accumulator (st2, st3, st4).
+DOT_STEPS_TYPE = ir.FunctionType(ir.VoidType(), [I64_POINTER] * 4 + [I64] * 6 + [I64_POINTER])
+REPEATED = {"xx_dot_step": "xx_dot_steps", "xb_dot_step": "xb_dot_steps"}  # helper per run
 
 
-def _dot_step(scalar_left: bool):
-    """xx_dot_step (an X-field element at st0's address) and xb_dot_step (a base word)."""
+def dot_steps_function(module: ir.Module, name: str, page: ir.Function, scalar_left: bool):
+    """`void name(control, pages, index, cache, count, left, right, c0, c1, c2, out)`:
+    `count` xb_dot_steps (`scalar_left`) or xx_dot_steps; writes the five words to out."""
+    function = ir.Function(module, DOT_STEPS_TYPE, name)
+    control, pages, index, cache, count, *words, out = function.args
+    entry = function.append_basic_block("entry")
+    loop = function.append_basic_block("loop")
+    body = function.append_basic_block("body")
+    done = function.append_basic_block("done")
+    builder = ir.IRBuilder(entry)
+    builder.branch(loop)
+    builder.position_at_end(loop)
+    step = builder.phi(I64, "step")
+    step.add_incoming(constant(0), entry)
+    current = [builder.phi(I64, f"word{position}") for position in range(5)]
+    for phi, word in zip(current, words):
+        phi.add_incoming(word, entry)
+    builder.cbranch(builder.icmp_unsigned("<", step, count), body, done)
+    builder.position_at_end(body)
 
-    def emit(context, op):
-        builder = context.builder
-        left, right = context.value(0), context.value(1)
-        if scalar_left:
-            product = arith.x_scalar_mul(
-                builder, context.ram_read(left), _ram_x_element(context, right)
-            )
-        else:
-            left_element = _ram_x_element(context, left)
-            product = context.x_mul(left_element, _ram_x_element(context, right))
-        accumulator = arith.x_add(builder, _x_element(context, 2), product)
-        _set_x_element(context, 2, accumulator)
-        context.set(1, context.plus(right, 3))
-        context.set(0, context.plus(left, 1 if scalar_left else 3))
+    def read(pointer, offset: int):
+        address = pointer if offset == 0 else arith.add(builder, pointer, constant(offset))
+        number = builder.lshr(address, constant(PAGE_BITS))
+        offset = memory.page_offset(
+            builder,
+            lambda values: builder.call(page, values),
+            [control, pages, index, cache],
+            number,
+            create=False,
+        )
+        return builder.load(memory.cell_pointer(builder, pages, offset, address))
 
-    return emit
+    left, right, *accumulator = current
+    element = tuple(read(right, offset) for offset in range(3))
+    if scalar_left:
+        product = arith.x_scalar_mul(builder, read(left, 0), element)
+    else:
+        product = arith.x_mul(builder, tuple(read(left, offset) for offset in range(3)), element)
+    following = [
+        arith.add(builder, left, constant(1 if scalar_left else 3)),
+        arith.add(builder, right, constant(3)),
+        *arith.x_add(builder, tuple(accumulator), product),
+    ]
+    step.add_incoming(builder.add(step, constant(1)), builder.block)
+    for phi, word in zip(current, following):
+        phi.add_incoming(word, builder.block)
+    builder.branch(loop)
+    builder.position_at_end(done)
+    for position, word in enumerate(current):
+        builder.store(word, builder.gep(out, [constant(position)]))
+    builder.ret_void()
+    return function
+
+
+def _dot_steps(context, op):
+    """`context.repeat` equal dot steps (xx_dot_step or xb_dot_step) in a row: one call."""
+    buffers = context.buffers
+    pointers = [
+        context.control,
+        *(buffers[name] for name in ("ram_pages", "ram_index", "ram_cache")),
+    ]
+    words = [context.value(depth) for depth in range(5)]
+    results = context.call_out(
+        REPEATED[op.instruction.name], [*pointers, constant(context.repeat), *words], 5
+    )
+    for depth, word in enumerate(results):
+        context.set(depth, word)
 
 
 def _horner_step(coefficients: int):
@@ -237,8 +292,8 @@ EMITTERS = {
     "xb_mul": _xb_mul,
     "merkle_step": _merkle_step(from_memory=False),
     "merkle_step_mem": _merkle_step(from_memory=True),
-    "xx_dot_step": _dot_step(scalar_left=False),
-    "xb_dot_step": _dot_step(scalar_left=True),
+    "xx_dot_step": _dot_steps,
+    "xb_dot_step": _dot_steps,
     "b_horner_step": _horner_step(1),
     "x_horner_step": _horner_step(3),
 }

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from llvmlite import ir
 
-from vm.jit import arith, memory, records
+from vm.jit import arith, coprocessor, memory, records
 from vm.jit.arith import I64, I64_POINTER, constant
 from vm.jit.tip5_ir import emit_permutation
 
@@ -30,6 +30,8 @@ TYPES = {
     "field_power": ir.FunctionType(I64, [I64, I64]),  # base, exponent
     "x_mul": ir.FunctionType(VOID, [I64] * 6 + [I64_POINTER]),  # a, b (c0 first), out
     "x_inverse": ir.FunctionType(VOID, [I64] * 3 + [I64_POINTER]),  # a (c0 first), out
+    "xx_dot_steps": coprocessor.DOT_STEPS_TYPE,
+    "xb_dot_steps": coprocessor.DOT_STEPS_TYPE,
     # for the runtime
     "ram_reindex": memory.REINDEX_TYPE,
     "u32_insert_table": records.U32_INSERT_TABLE_TYPE,
@@ -55,7 +57,10 @@ def define(module: ir.Module, suffix: str) -> dict[str, str]:
     marking = emit_permutation(module, symbols["tip5_permute_marking"], marking=True)
     record = records.tip5_record_function(module, symbols["tip5_record"], permute, marking)
     records.u32_record_function(module, symbols["u32_record"])
-    memory.page_function(module, symbols["ram_page"])
+    page = memory.page_function(module, symbols["ram_page"])
+    for scalar_left in (False, True):
+        name = "xb_dot_steps" if scalar_left else "xx_dot_steps"
+        coprocessor.dot_steps_function(module, symbols[name], page, scalar_left)
     power = arith.power_function(module, symbols["field_power"])
     memory.reindex_function(module, symbols["ram_reindex"])
     records.u32_insert_table_function(module, symbols["u32_insert_table"])
