@@ -34,6 +34,8 @@ from __future__ import annotations
 from dataclasses import dataclass, fields
 from functools import cached_property
 
+import numpy as np
+
 from vm.isa import OP_STACK_MINIMUM, Flow
 from vm.tasm import Op, Program
 
@@ -156,6 +158,11 @@ class BlockMap:
             for address in block.addresses:
                 table[address] = block.index
         return table
+
+    @cached_property
+    def block_of_address_array(self) -> np.ndarray:
+        """`block_of_address` as an int64 array, for turning block counts into visits."""
+        return np.array(self.block_of_address, dtype=np.int64)
 
     @cached_property
     def call_returns(self) -> tuple[int, ...]:

@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from functools import lru_cache, partial
 from itertools import repeat
 
+import numpy as np
+
 from vm.handlers import Fault, Halt
 from vm.interp import STEP_LIMIT_KIND, Machine, Run, VMError, initial_machine, step_functions
 from vm.jit import compiler
@@ -256,7 +258,9 @@ def _run(compiled, state: NativeState, shell: _Shell, ip: int, visits, max_steps
             break
         state.from_machine(machine, max_steps - native - sum(visits))
         ip, status = stop.ip, None
-    visits = [old + new for old, new in zip(visits, state.visits().tolist())]
+    counted = state.visits()
+    counted += np.fromiter(visits, dtype=np.int64, count=len(visits))  # the interpreted steps
+    visits = counted.tolist()
     return _record(compiled, machine, visits, state, error)
 
 

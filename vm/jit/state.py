@@ -316,9 +316,8 @@ class NativeState:
 
     def visits(self) -> np.ndarray:
         """Executions per address (length L + 1): each address as often as its block."""
-        block_of = np.array(self.blocks.block_of_address, dtype=np.int64)
         counts = np.append(self.counts, 0)  # index -1: L and argument words
-        return counts[block_of]
+        return counts[self.blocks.block_of_address_array]
 
     # --- the interpreter on a native state ---------------------------------------------------
 
