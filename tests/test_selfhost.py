@@ -140,6 +140,20 @@ def test_the_model_on_the_vm_builds_the_same_tasm(capsys, name, monkeypatch, tmp
     assert f"model {identity[:16]}: 1 blocks from its schedules" in search, search
 
 
+def test_a_terminal_is_told_when_the_model_s_program_is_compiled(capsys, monkeypatch):
+    """The first `-O3 --engine vm` build on a machine compiles std.nn.optimizer for the JIT
+    (about a minute): a user at a terminal gets a note, only while it is not cached."""
+    import vm.jit.compiler
+    from tri.commands.build import note_model_compile
+
+    monkeypatch.setattr(vm.jit.compiler, "is_cached", lambda key: False)
+    note_model_compile()
+    assert "compiling std.nn.optimizer for the JIT" in capsys.readouterr().err
+    monkeypatch.setattr(vm.jit.compiler, "is_cached", lambda key: True)
+    note_model_compile()
+    assert capsys.readouterr().err == ""
+
+
 @pytest.fixture(scope="module")
 def random_weights(tmp_path_factory):
     path = tmp_path_factory.mktemp("weights") / "random.weights"

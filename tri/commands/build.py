@@ -89,8 +89,10 @@ def compile_source(path_text: str, arguments, level: int = DEFAULT_LEVEL, isa="r
 
         model_errors = (ProgramModelError, WeightsError)
     checked = load_checked(path_text, arguments, dump)
+    engine = getattr(arguments, "engine", "numpy")
+    if level == 3 and engine == "vm" and model is None and sys.stderr.isatty():
+        note_model_compile()
     try:
-        engine = getattr(arguments, "engine", "numpy")
         compiled = compile_program(
             checked, level, isa=isa, dump=dump, engine=engine, weights=weights, model=model
         )
@@ -99,6 +101,24 @@ def compile_source(path_text: str, arguments, level: int = DEFAULT_LEVEL, isa="r
     except model_errors as problem:
         raise UsageError(f"error: --model {problem}") from None
     return checked, compiled
+
+
+def note_model_compile() -> None:
+    """Tell a user at a terminal when `-O3 --engine vm` is about to compile the model's
+    program for the JIT, which takes about a minute once per machine (then its disk cache)."""
+    import vm.jit
+
+    if not vm.jit.available():
+        return
+    from compiler.neural.language_model import VM_LEVEL, program
+    from vm.jit.compiler import is_cached
+    from vm.jit.runtime import program_key
+
+    if not is_cached(program_key(program(VM_LEVEL))):
+        print(
+            "note: compiling std.nn.optimizer for the JIT: about a minute, once per machine",
+            file=sys.stderr,
+        )
 
 
 def dump_printer(text: str | None, level: int):
