@@ -73,20 +73,33 @@ def test_large_functions_are_generated_without_the_register_coalescer(monkeypatc
     """LLVM's register coalescer takes time that grows much faster than a function's length:
     a module with a function past LARGE_FUNCTION lines is generated with it off, so that
     compiling costs a bounded amount per instruction, and the option is set back after;
-    small ones and the shared helpers keep it."""
+    such a module also skips instruction combining; small ones and the shared helpers keep
+    both."""
     small, large = compiler.LARGE_FUNCTION // 2, compiler.LARGE_FUNCTION + 10
     assert compiler.longest_function(_module(small, large, small)) == large + 1  # and a label
     assert compiler.longest_function("") == 0
-    settings = []
+    settings, pipelines = [], []
     binding = compiler.llvm()
-    original = binding.set_option
+    original, optimize = binding.set_option, compiler.optimize
     monkeypatch.setattr(binding, "set_option", lambda name, option: settings.append(option))
+    monkeypatch.setattr(
+        compiler,
+        "optimize",
+        lambda module, full=False, large=False: (
+            pipelines.append((full, large)),
+            optimize(module, full, large),
+        ),
+    )
     try:
         compiler.object_code(_module(small, large))
         assert settings == ["-join-liveintervals=false", "-join-liveintervals=true"]
+        assert pipelines == [(False, True)]  # the pipeline without instruction combining
         settings.clear()
         compiler.object_code(_module(small, small))
         compiler.object_code(_module(small, large), full=True)
         assert settings == ["-join-liveintervals=true"] * 2
+        assert pipelines[1:] == [(False, False), (True, False)]
     finally:
         original("", "-join-liveintervals=true")
+    assert "instruction_combine" in compiler.PASSES
+    assert "instruction_combine" not in compiler.LARGE_PASSES
