@@ -133,7 +133,32 @@ def test_key_covers_contract_settings_model_and_rules(monkeypatch):
     monkeypatch.undo()
     monkeypatch.setattr(decision_cache, "rules_identity", lambda: "0" * 64)
     others.append(decision_key(baseline, block_contract, settings, None))
+    monkeypatch.undo()
+    monkeypatch.setattr(decision_cache, "code_identity", lambda: "1" * 64)
+    others.append(decision_key(baseline, block_contract, settings, None))
     assert len({base, *others}) == len(others) + 1
+
+
+def test_the_code_identity_covers_the_deciding_modules(monkeypatch, tmp_path):
+    """A copy of the compiler with one byte changed in a deciding module (here the
+    search's scheduler) has another code identity: its cache entries are not shared."""
+    import shutil
+
+    import compiler
+
+    copy = tmp_path / "compiler"
+    shutil.copytree(Path(compiler.__file__).parent, copy)
+    original = decision_cache.code_identity()
+    monkeypatch.setattr(compiler, "__file__", str(copy / "__init__.py"))
+    decision_cache.code_identity.cache_clear()
+    try:
+        assert decision_cache.code_identity() == original
+        scheduler = copy / "search" / "schedule.py"
+        scheduler.write_text(scheduler.read_text(encoding="utf-8") + "\n", encoding="utf-8")
+        decision_cache.code_identity.cache_clear()
+        assert decision_cache.code_identity() != original
+    finally:
+        decision_cache.code_identity.cache_clear()
 
 
 def test_tri_cache_names_the_directory(monkeypatch, tmp_path):

@@ -11,9 +11,12 @@ the baseline instructions; the contract's facts the search and the checker use
 (don't-care exit slots, u32 entry slots, the entry length the block may assume, and
 the entry and exit depths); the model's identity (None at `-O2`); the rule database's
 hash (compiler.superopt.database); the search settings (window length and budget, whole-
-block length and budget) and `SEARCH_VERSION`, bumped whenever the search, the lowerer
-or the funnel change what they produce; and the cost context (`COST_CONTEXT`: the static
-figures a candidate must not worsen).
+block length and budget); `SEARCH_VERSION`; the hash of the deciding code's source
+(`code_identity`: every module of the search, the model, the checker, the rules and the
+lowering, and the instruction table), so that a cache written by another version of
+the compiler is never used (a valid but different decision would make the output
+depend on the cache); and the cost context (`COST_CONTEXT`: the static figures a
+candidate must not worsen).
 
 **Never trusted.** A cached decision is re-validated before use (`SearchLowerer`): code
 other than the baseline must be proven equivalent to it by compiler.verify under the
@@ -66,6 +69,26 @@ def cache_directory() -> Path | None:
     return Path(base) / "tri" / "decisions"
 
 
+# the modules whose code decides what a block becomes: a change to any of them may change
+# a decision for the same key, so their text is part of every key
+DECIDING_PACKAGES = ("search", "neural", "verify", "superopt", "lower", "optimize")
+
+
+@cache
+def code_identity() -> str:
+    """sha256 of the source of the modules that make a decision (DECIDING_PACKAGES and
+    the instruction table): a cache written by other code is never used."""
+    import compiler
+    from vm import isa
+
+    root = Path(compiler.__file__).parent
+    files = [p for name in DECIDING_PACKAGES for p in sorted((root / name).glob("*.py"))]
+    digest = hashlib.sha256()
+    for path in [*files, Path(isa.__file__)]:
+        digest.update(path.name.encode("utf-8") + b"\0" + path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
 @cache
 def rules_identity() -> str:
     """The shipped rule database's hash (its header's sha256, checked on load)."""
@@ -88,6 +111,7 @@ def decision_key(baseline, contract, settings: dict, model_identity: str | None)
         "rules": rules_identity(),
         "settings": settings,
         "search_version": SEARCH_VERSION,
+        "code": code_identity(),
         "cost": COST_CONTEXT,
     }
     text = json.dumps(content, sort_keys=True, separators=(",", ":"))
