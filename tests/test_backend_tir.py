@@ -6,7 +6,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from test_backend_differential import random_word
+from test_backend_differential import call_on_vm, random_word
 
 from compiler.bench import split
 from compiler.builtins import BUILTINS
@@ -291,3 +291,28 @@ def test_random_block_lowering_runs(seed):
     instructions = CLASSICAL.lower_block(block)
     assert all(isinstance(i, Instr) for i in instructions)
     assert block.contract.entry_depth == 0 and block.contract.exit_depth == 1
+
+
+def _loop_subroutine(text: str, label: str) -> list[str]:
+    lines = [line.strip() for line in text.splitlines()]
+    start = lines.index(label + ":")
+    end = next((i for i in range(start + 1, len(lines)) if lines[i].endswith(":")), len(lines))
+    return lines[start + 1 : end]
+
+
+def test_an_up_loop_frame_sits_under_five_words_for_recurse_or_return():
+    """storage.sum reads its loop variable and runs to a run-time end: the frame [end i]
+    goes under the accumulator, and the iteration ends in `recurse_or_return`; the body
+    adds to the accumulator in place (no `pick`/`place` around it)."""
+    compiled = compile_program(check(load_project(DEFAULT_LIBRARY / "io" / "storage.tri")))
+    loop = _loop_subroutine(compiled.text, "__sum__loop__1")
+    assert loop[-4:] == ["pick 5", "addi 1", "place 5", "recurse_or_return"]
+    assert sum(line.startswith(("pick", "place")) for line in loop) == 2
+    rng = random.Random(5)
+    words = [rng.choice([0, 1, P - 1, rng.randrange(P)]) for _ in range(40)]
+    ram = {500 + k: word for k, word in enumerate(words)}
+    for n in (0, 1, 2, 5, 39, 40):
+        run = call_on_vm(compiled.text, "__sum", [(500,), (n,)], [], [], [], ram)
+        assert run.error is None and run.stack[16:] == [sum(words[:n]) % P], n
+    run = call_on_vm(compiled.text, "__sum", [(500,), (1025,)], [], [], [], ram)
+    assert run.error is not None and run.error.kind == "AssertionFailed"  # bounded 1024

@@ -14,7 +14,9 @@ body (language.md §12 C10).  Shapes (labels `<function>__then__N`, ...):
 * `Loop` (do-while; the builder guards loops that may run zero times):
   `call LOOP` and LOOP: body, then
   down: `addi -1` `dup 0` `skiz` `recurse` `return` (4 per iteration), or
-  up:   `addi 1` `dup 0` `push END`/`dup 2` `eq` `skiz` `return` `recurse`.
+  up:   `addi 1` `dup 0` `push END`/`dup 2` `eq` `skiz` `return` `recurse`, or,
+  with the frame [END v] under five words (`Loop.depth`): `pick 5` `addi 1`
+  `place 5` `recurse_or_return` (4 per iteration, against 6).
 """
 
 from __future__ import annotations
@@ -127,7 +129,7 @@ class _FunctionLowering:
                 case IfElse():
                     total += self.if_else_cycles(op.then, op.otherwise)
                 case Loop():
-                    total += len(self.loop(op)) + self.cycles(op.body) + 5
+                    total += len(self.loop(op)) + self.cycles(op.body) + (3 if op.depth else 5)
                 case _:
                     total += len(self.control(op))
         return total
@@ -202,6 +204,15 @@ class _FunctionLowering:
                 Instr("skiz"),
                 Instr("recurse"),
                 Instr("return"),
+            ]
+        elif op.depth:
+            # frame [end v] at st6 st5: v += 1, then recurse unless v = end
+            depth = op.depth
+            test = [
+                Instr("pick", depth),
+                Instr("addi", 1),
+                Instr("place", depth),
+                Instr("recurse_or_return"),
             ]
         else:
             end = Instr("push", op.end) if op.end is not None else Instr("dup", 2)

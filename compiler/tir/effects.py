@@ -67,7 +67,7 @@ def body_effect(ops, height: int, widths: dict | None = None) -> int | None:
                 if after != height:
                     raise EffectError(f"IfOnly body changes the height by {after - height}")
             case Loop():
-                _take(height, op.frame, op.label)
+                _take(height, op.frame + op.depth, op.label)
                 after = body_effect(op.body, height, widths)
                 if after != height:
                     raise EffectError(f"Loop {op.label} body changes the height")

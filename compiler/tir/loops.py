@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 from compiler.check.types import FIELD, U32
 from compiler.syntax import ast
-from compiler.tir.ops import IfOnly, Loop, Op
-from compiler.tir.stack import Value
+from compiler.tir.ops import RECURSE_DEPTH, IfOnly, Loop, Op
+from compiler.tir.stack import Value, is_garbage
 from compiler.tir.walk import block_live_in, contains_return, inside, lowered_size
 from vm.field import P
 
@@ -93,7 +93,15 @@ class LoopBuilder:
         before, start, count = stack.snapshot(), len(stack.ops), self.loop_count
         notes = len(self.notes)  # a body built again replaces the notes of the last build
         spills = stack.spills
-        body = self.loop_body(statement, kind, pinned, end, guard)
+        body = self.loop_body(statement, kind, pinned, end, guard, sink=kind == "up")
+        if stack.spills > spills and self.loop_depth:
+            # the frame under five words crowds the body: keep it on top
+            stack.restore(before)
+            del stack.ops[start:]
+            stack.spills = spills
+            self.loop_count = count
+            del self.notes[notes:]
+            body = self.loop_body(statement, kind, pinned, end, guard)
         if stack.spills > spills:
             # the body needs room: spill, once before the loop, some of what it does not
             # use (least recently used first), then what it only reads (widest first);
@@ -126,7 +134,7 @@ class LoopBuilder:
             body = self.loop_body(statement, kind, pinned, end, guard)
         self.loop_count += 1
         label = f"{self.label}__loop__{self.loop_count}"
-        loop = Loop(label, tuple(body), kind, end if kind == "up" else None)
+        loop = Loop(label, tuple(body), kind, end if kind == "up" else None, self.loop_depth)
         stack.note(self.loop_entry.slots, top=0 if guard is None else 1)
         stack.emit(IfOnly((loop,)) if guard is not None else loop)
         stack.restore(self.loop_entry)
@@ -135,8 +143,9 @@ class LoopBuilder:
             stack.kill(value)
         stack.pop_garbage()
 
-    def loop_body(self, statement, kind, pinned, end, guard) -> list:
+    def loop_body(self, statement, kind, pinned, end, guard, sink=False) -> list:
         stack = self.stack
+        depth = self.sink_frame(statement, pinned, guard) if sink else 0
         if guard is not None:
             stack.kill(guard)
             stack.slots.pop()  # skiz consumes it
@@ -161,8 +170,62 @@ class LoopBuilder:
         self.loops.pop()
         self.leave()
         body, stack.ops = stack.ops, saved_ops
-        self.loop_entry = entry
+        self.loop_entry, self.loop_depth = entry, depth
         return body
+
+    def sink_frame(self, statement, pinned, guard) -> int:
+        """Put an "up" frame [END v] under five words, where `recurse_or_return` tests it
+        (4 cycles per iteration instead of 6), when that saves more than it costs: the
+        moves (and padding) before the loop against 2 cycles per expected iteration.
+        Returns the frame's depth: RECURSE_DEPTH, or 0 where it stays on top."""
+        stack = self.stack
+        if len(pinned) != 2:
+            return 0
+        frame = [value.key(0) for value in pinned]
+        top = [guard.key(0)] if guard is not None else []
+        height = len(stack.slots) - len(top)
+        if stack.slots[height - 2 : height] != frame or stack.slots[height:] != top:
+            return 0
+        below = stack.slots[: height - 2]
+        movable = 0  # words right under the frame that may go over it (not another frame)
+        while movable < min(RECURSE_DEPTH, len(below)):
+            slot = below[len(below) - 1 - movable]
+            if not is_garbage(slot) and slot[0].kind == "pinned":
+                break
+            movable += 1
+        if movable == 0 or is_garbage(below[-1]):
+            return 0  # garbage on top of the body's stack would be popped and pushed again
+        padding = RECURSE_DEPTH - movable
+        before, start, spills = stack.snapshot(), len(stack.ops), stack.spills
+        stack.make_room(padding)
+        if stack.spills != spills or stack.slots != before.slots:
+            stack.restore(before)
+            del stack.ops[start:]
+            stack.spills = spills
+            return 0
+        if padding == 0:
+            # [w5 .. w1 END v (g)] -> [END v w5 .. w1 (g)]: two `place 6` (g set aside)
+            if top:
+                stack.place(7)
+            stack.place(6)
+            stack.place(6)
+            if top:
+                stack.pick(7)
+        else:
+            # garbage on top, then the words under the frame (deepest first), then the
+            # guard over it all: every word moved sits at the same depth when its turn comes
+            for _ in range(padding):
+                stack.push(0, None)
+            for _ in range(movable):
+                stack.pick(len(stack.slots) - 1 - (len(below) - movable))
+            if top:
+                stack.pick(RECURSE_DEPTH)
+        cost = len(stack.ops) - start + (1 if padding else 0)  # and a `pop` after the loop
+        if cost >= 2 * min(statement.bound or 8, 16):
+            stack.restore(before)
+            del stack.ops[start:]
+            return 0
+        return RECURSE_DEPTH
 
     def unused_in(self, block: ast.Block, frame: list) -> tuple[list, list]:
         """Values on the stack that a loop body never names, and those it only reads

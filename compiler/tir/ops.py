@@ -366,18 +366,24 @@ class Loop:
     `kind` "up": frame [end v] (or [v] when `end` is a constant); run the body,
     v += 1, again while v != end.  The body must leave the stack as it found it.
     The builder guards a loop that may run zero times.
+    `depth`: how many words sit above the frame (0, or RECURSE_DEPTH for an "up" frame
+    [end v] at st6 st5, which `recurse_or_return` tests in one instruction).
     """
 
     label: str
     body: tuple
     kind: str = "down"
     end: int | None = None
+    depth: int = 0
 
     name = "Loop"
 
     @property
     def frame(self) -> int:
         return 2 if self.kind == "up" and self.end is None else 1
+
+
+RECURSE_DEPTH = 5  # recurse_or_return compares st5 (the loop variable) with st6 (its end)
 
 
 @dataclass(frozen=True)

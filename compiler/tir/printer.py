@@ -46,7 +46,8 @@ def _body(ops, depth: int, lines: list[str]) -> None:
                 _body(op.then, depth + 1, lines)
             case Loop():
                 end = "" if op.end is None else f", end {op.end}"
-                lines.append(f"{pad}Loop({op.label}, {op.kind}{end})")
+                under = f", under {op.depth}" if op.depth else ""
+                lines.append(f"{pad}Loop({op.label}, {op.kind}{end}{under})")
                 _body(op.body, depth + 1, lines)
             case ProofBlock():
                 lines.append(pad + "ProofBlock")
