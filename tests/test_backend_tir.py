@@ -316,3 +316,19 @@ def test_an_up_loop_frame_sits_under_five_words_for_recurse_or_return():
         assert run.error is None and run.stack[16:] == [sum(words[:n]) % P], n
     run = call_on_vm(compiled.text, "__sum", [(500,), (1025,)], [], [], [], ram)
     assert run.error is not None and run.error.kind == "AssertionFailed"  # bounded 1024
+
+
+def test_a_branch_tests_a_u32_or_a_bit_without_comparing_it():
+    """`if zero < y` (y a U32) and `if bit == one` (bit a remainder by 2) branch on the
+    value itself: skiz only tells zero from non-zero."""
+    compiled = compile_program(check(load_project(DEFAULT_LIBRARY / "math" / "arith.tri")))
+    gcd = _loop_subroutine(compiled.text, "__gcd__loop__1")
+    assert gcd[:3] == ["dup 1", "skiz", "call __gcd__then__1"]
+    power = _loop_subroutine(compiled.text, "__power__loop__1")
+    assert power[2:4] == ["div_mod", "skiz"] and "eq" not in power
+    for a, b, expected in ((84, 36, 12), (0, 9, 9), (9, 0, 9), (2**32 - 1, 2**31, 1)):
+        run = call_on_vm(compiled.text, "__gcd", [(a,), (b,)], [], [], [], {})
+        assert run.error is None and run.stack[16:] == [expected]
+    for base, exponent in ((3, 4), (P - 1, 2**32 - 1), (7, 0), (2, 63)):
+        run = call_on_vm(compiled.text, "__power", [(base,), (exponent,)], [], [], [], {})
+        assert run.error is None and run.stack[16:] == [pow(base, exponent, P)]

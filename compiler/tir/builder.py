@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.check.types import UNIT, width
+from compiler.check.types import U32, UNIT, width
 from compiler.diagnostics import CompileError, error
 from compiler.sourcemap import Origin, origin_of
 from compiler.syntax import ast
@@ -569,7 +569,7 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder, FlowBuilder
         stack = self.stack
         valued = mode == "value" and statement in self.valued
         branch_mode = "value" if valued else (mode if mode == "ret" else None)
-        condition = self.expr(statement.condition)
+        condition = self.branch_condition(statement.condition)
         # from here until the branch op, no code: the condition is still on the stack
         stack.kill(condition)
         stack.slots.pop()  # skiz consumes it
@@ -611,6 +611,29 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder, FlowBuilder
         if has_code(then_ops) or has_code(else_ops):
             stack.note()
         return result
+
+    def branch_condition(self, expr) -> Value:
+        """The value a branch tests, where only zero or not matters (`skiz`): `0 < e` is
+        `e` itself when e is a u32 (then `lt` cannot fail), and `e == 1` (or `1 == e`) is
+        `e` when e is 0 or 1."""
+        if isinstance(expr, ast.Binary) and expr.operator == "<":
+            if self.constant(expr.left) == 0 and self.is_u32(expr.right):
+                return self.expr(expr.right)
+        if isinstance(expr, ast.Binary) and expr.operator == "==":
+            for one, other in ((expr.right, expr.left), (expr.left, expr.right)):
+                if self.constant(one) == 1 and self.bound_of(other) <= 1:
+                    return self.expr(other)
+        return self.expr(expr)
+
+    def bound_of(self, expr) -> int:
+        return bound(expr, self.instance, self.known_bounds)
+
+    def is_u32(self, expr) -> bool:
+        """Whether `expr`'s value is below 2^32: by its bound, or a U32 of a build where
+        every U32 value is (compiler/tir/facts.py)."""
+        if self.trust_u32 and self.instance.types.get(expr) == U32:
+            return True
+        return self.bound_of(expr) < 2**32
 
     def best_branch(self, block, entry, target, choices, mode, live_after, result=None) -> list:
         """Build a branch with a fixed target, with the `kept` set choices[0]; for a small
