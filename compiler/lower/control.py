@@ -16,7 +16,8 @@ body (language.md §12 C10).  Shapes (labels `<function>__then__N`, ...):
   down: `addi -1` `dup 0` `skiz` `recurse` `return` (4 per iteration), or
   up:   `addi 1` `dup 0` `push END`/`dup 2` `eq` `skiz` `return` `recurse`, or,
   with the frame [END v] under five words (`Loop.depth`): `pick 5` `addi 1`
-  `place 5` `recurse_or_return` (4 per iteration, against 6).
+  `place 5` `recurse_or_return` (4 per iteration, against 6); a down frame under k
+  words: `pick k` `addi -1` `dup 0` `place k+1` `skiz` `recurse` `return`.
 """
 
 from __future__ import annotations
@@ -129,7 +130,7 @@ class _FunctionLowering:
                 case IfElse():
                     total += self.if_else_cycles(op.then, op.otherwise)
                 case Loop():
-                    total += len(self.loop(op)) + self.cycles(op.body) + (3 if op.depth else 5)
+                    total += len(self.loop(op)) + self.cycles(op.body) + _test_cycles(op)
                 case _:
                     total += len(self.control(op))
         return total
@@ -197,7 +198,18 @@ class _FunctionLowering:
 
     def loop(self, op: Loop) -> list:
         body = self.body(op.body)
-        if op.kind == "down":
+        if op.kind == "down" and op.depth:
+            # frame [count] under `depth` words
+            test = [
+                Instr("pick", op.depth),
+                Instr("addi", P - 1),
+                Instr("dup", 0),
+                Instr("place", op.depth + 1),
+                Instr("skiz"),
+                Instr("recurse"),
+                Instr("return"),
+            ]
+        elif op.kind == "down":
             test = [
                 Instr("addi", P - 1),
                 Instr("dup", 0),
@@ -227,6 +239,14 @@ class _FunctionLowering:
             ]
         self.deferred.append([Label(op.label), *body, *test])
         return [Instr("call", op.label)]
+
+
+def _test_cycles(op: Loop) -> int:
+    """The estimate `cycles` adds per loop for its test: 5 for a frame on top (4 or 6 per
+    iteration), 2 fewer for `recurse_or_return`, 2 more for a count under the body's words."""
+    if not op.depth:
+        return 5
+    return 3 if op.kind == "up" else 7
 
 
 def _single(items: list) -> bool:

@@ -126,7 +126,9 @@ class _Inliner:
         """Instructions of the instance's TIR, lowered (its `return` not counted)."""
         if instance.key not in self.sizes or self.instances.get(instance.key) is not instance:
             try:
-                built = FunctionBuilder(self.view(), instance, self.pure, Allocator()).build()
+                view = self.view()
+                built = FunctionBuilder(view, instance, self.pure, Allocator(), measuring=True)
+                built = built.build()
                 self.sizes[instance.key] = lowered_size(built.body) - 1
             except CompileLimit:
                 self.sizes[instance.key] = UNBUILDABLE

@@ -121,8 +121,13 @@ class _Return:
 
 
 class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder, FlowBuilder):
-    def __init__(self, checked, instance, pure, allocator: Allocator, trust_u32: bool = False):
+    def __init__(
+        self, checked, instance, pure, allocator: Allocator, trust_u32=False, measuring=False
+    ):
         self.checked = checked
+        # a build only to measure the function's size (the inliner's): loops keep their first
+        # layout instead of trying the others (compiler/tir/loops.py)
+        self.measuring = measuring
         self.instance = instance
         self.analysis = analyze(instance, pure)
         self.order = Order(instance, pure)

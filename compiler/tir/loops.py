@@ -15,9 +15,18 @@ from dataclasses import dataclass
 from compiler.check.types import FIELD, U32
 from compiler.syntax import ast
 from compiler.tir.ops import RECURSE_DEPTH, IfOnly, Loop, Op
-from compiler.tir.stack import Value, is_garbage
-from compiler.tir.walk import block_live_in, contains_return, inside, lowered_size
+from compiler.tir.stack import WINDOW, Value, is_garbage
+from compiler.tir.walk import (
+    block_live_in,
+    contains_return,
+    expected_cycles,
+    has_loop,
+    inside,
+    lowered_size,
+)
 from vm.field import P
+
+CROWDED = 14  # stack height from which an up frame is not sunk (the body would spill)
 
 
 @dataclass
@@ -93,23 +102,37 @@ class LoopBuilder:
         before, start, count = stack.snapshot(), len(stack.ops), self.loop_count
         notes = len(self.notes)  # a body built again replaces the notes of the last build
         spills = stack.spills
-        body = self.loop_body(statement, kind, pinned, end, guard, sink=kind == "up")
-        if stack.spills > spills and self.loop_depth:
-            # the frame under five words crowds the body: keep it on top
+
+        def build(sink: bool, order=None) -> list:
             stack.restore(before)
             del stack.ops[start:]
             stack.spills = spills
             self.loop_count = count
             del self.notes[notes:]
-            body = self.loop_body(statement, kind, pinned, end, guard)
-        if stack.spills > spills:
+            return self.loop_body(statement, kind, pinned, end, guard, sink=sink, order=order)
+
+        def cost(body) -> float:
+            """Expected cycles: the code before the loop, then per iteration the body
+            (each branch arm half the time) and the test (compiler.lower.control)."""
+            loop = Loop("cost", tuple(body), kind, end if kind == "up" else None, self.loop_depth)
+            return expected_cycles([loop]) * iterations + expected_cycles(stack.ops[start:])
+
+        iterations = self.expected_iterations(statement)
+        # a frame under five words on a stack this deep always crowded the body into spills
+        sink = kind == "up" and not self.measuring and len(stack.slots) < CROWDED
+        body = self.loop_body(statement, kind, pinned, end, guard, sink=sink)
+        sink = bool(self.loop_depth)
+        if stack.spills > spills and sink:
+            body, sink = build(sink=False), False  # the frame under five words crowds the body
+        if stack.spills == spills and not self.measuring and not has_loop(statement.body):
+            body = self.cheapest_layout(kind, body, build, cost, spills, sink)
+        if stack.spills > spills and not self.measuring:
             # the body needs room: spill, once before the loop, some of what it does not
             # use (least recently used first), then what it only reads (widest first);
             # keep the cheapest: code before the loop + body size x expected iterations
             unused, read_only = self.unused_in(statement.body, pinned)
             unused.sort(key=lambda v: v.last_access)
             candidates = unused + read_only
-            iterations = min(statement.bound or 8, 16)
             best = (lowered_size(body) * iterations + lowered_size(stack.ops[start:]), 0)
             tried = 0
             while tried < len(candidates):
@@ -143,9 +166,14 @@ class LoopBuilder:
             stack.kill(value)
         stack.pop_garbage()
 
-    def loop_body(self, statement, kind, pinned, end, guard, sink=False) -> list:
+    def loop_body(self, statement, kind, pinned, end, guard, sink=False, order=None) -> list:
         stack = self.stack
-        depth = self.sink_frame(statement, pinned, guard) if sink else 0
+        depth = 0
+        if sink:
+            sink_frame = self.sink_frame if kind == "up" else self.sink_count
+            depth = sink_frame(statement, pinned, guard)
+        if order is not None:
+            stack.rearrange(with_carried(stack.slots, order))
         if guard is not None:
             stack.kill(guard)
             stack.slots.pop()  # skiz consumes it
@@ -164,6 +192,7 @@ class LoopBuilder:
             self.analysis, statement.body, self.analysis.live_after[statement]
         )
         self.kill_dead(live_end)
+        natural = carried(stack.slots)
         stack.conform(entry, dead=self.returned)
         stack.note()
         self.returned = False
@@ -171,7 +200,75 @@ class LoopBuilder:
         self.leave()
         body, stack.ops = stack.ops, saved_ops
         self.loop_entry, self.loop_depth = entry, depth
+        # the carried words in the order the body left them, if that is another order of
+        # the same words (then entering in that order saves the moves back)
+        entered = carried(entry.slots)
+        same = len(natural) == len(entered) and set(natural) == set(entered) != set()
+        same = same and natural != entered
+        self.loop_natural = natural if same else None
         return body
+
+    def cheapest_layout(self, kind, body, build, cost, spills: int, sink: bool) -> list:
+        """An innermost loop, built with its frame on top and sunk (a down loop's; an up
+        loop's stays where `sink_frame`'s rule put it), each with the carried values in
+        their order and in the order the body leaves them;
+        the cheapest by `cost` is built last and returned.  The first build, `body`
+        (`sink`, in order), is already done."""
+        stack = self.stack
+        first = body
+        best = (cost(body), sink, None)
+        done = {(sink, None)}
+        waiting = [(not sink, None)] if kind == "down" else []  # up: the rule decides
+        if self.loop_natural is not None:
+            waiting.append((sink, tuple(self.loop_natural)))
+        last = (sink, None)
+        while waiting:
+            choice = waiting.pop(0)
+            if choice in done:
+                continue
+            done.add(choice)
+            body, last = build(*choice), choice
+            if stack.spills > spills or (choice[0] and not self.loop_depth):
+                continue
+            if (cost_of := cost(body)) < best[0]:
+                best = (cost_of, *choice)
+            if choice[1] is None and self.loop_natural is not None:
+                waiting.append((choice[0], tuple(self.loop_natural)))
+        if last != best[1:]:
+            return build(*best[1:])
+        return body if last != (sink, None) else first
+
+    def expected_iterations(self, statement) -> int:
+        """The trip count when it is a constant, else the bound (at most 16; 8 without)."""
+        start, end = self.constant(statement.start), self.constant(statement.end)
+        if start is not None and end is not None:
+            return max(0, end - start)
+        return min(statement.bound or 8, 16)
+
+    def sink_count(self, statement, pinned, guard) -> int:
+        """Put a "down" frame [count] under the words right below it (up to another frame
+        or an early return's flag, at most 14 words): the body then works on them where
+        they are, and the test is `pick k` `addi -1` `dup 0` `place k+1` `skiz` `recurse`.
+        Returns k, or 0 where the frame stays on top."""
+        stack = self.stack
+        frame = pinned[0].key(0)
+        top = [guard.key(0)] if guard is not None else []
+        height = len(stack.slots) - len(top)
+        if stack.slots[height - 1] != frame or stack.slots[height:] != top:
+            return 0
+        below = stack.slots[: height - 1]
+        movable = 0
+        while movable < min(WINDOW - 2, len(below)):
+            slot = below[len(below) - 1 - movable]
+            if not is_garbage(slot) and slot[0].kind == "pinned":
+                break
+            movable += 1
+        if movable == 0 or is_garbage(below[-1]):
+            return 0
+        if top:
+            stack.pick(1)  # the guard under the frame, to stay on top
+        stack.place(movable + len(top))
+        return movable
 
     def sink_frame(self, statement, pinned, guard) -> int:
         """Put an "up" frame [END v] under five words, where `recurse_or_return` tests it
@@ -221,7 +318,7 @@ class LoopBuilder:
             if top:
                 stack.pick(RECURSE_DEPTH)
         cost = len(stack.ops) - start + (1 if padding else 0)  # and a `pop` after the loop
-        if cost >= 2 * min(statement.bound or 8, 16):
+        if cost >= 2 * self.expected_iterations(statement):
             stack.restore(before)
             del stack.ops[start:]
             return 0
@@ -310,3 +407,19 @@ class LoopBuilder:
         self.copy(count)
         self.apply(Op("Lt"), 2, 1)
         self.apply(Op("Assert", 1), 1, 0)
+
+
+def carried(slots: list) -> list:
+    """The keys of `slots` a loop body may carry in any order: values that are neither a
+    loop frame nor an early return's (pinned), nor garbage, in slot order."""
+    return [
+        slot for slot in slots if not is_garbage(slot) and slot[0].kind not in ("pinned", "temp")
+    ]
+
+
+def with_carried(slots: list, order: list) -> list:
+    """`slots` with its carried keys (see `carried`) replaced, position by position, by
+    `order` (the same keys in another order); garbage is "any"."""
+    rest = iter(order)
+    chosen = set(order)
+    return [None if is_garbage(slot) else next(rest) if slot in chosen else slot for slot in slots]

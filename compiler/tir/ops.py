@@ -366,8 +366,9 @@ class Loop:
     `kind` "up": frame [end v] (or [v] when `end` is a constant); run the body,
     v += 1, again while v != end.  The body must leave the stack as it found it.
     The builder guards a loop that may run zero times.
-    `depth`: how many words sit above the frame (0, or RECURSE_DEPTH for an "up" frame
-    [end v] at st6 st5, which `recurse_or_return` tests in one instruction).
+    `depth`: how many words sit above the frame (0; RECURSE_DEPTH for an "up" frame
+    [end v] at st6 st5, which `recurse_or_return` tests in one instruction; for a "down"
+    frame, the words the body works on that the builder put over it).
     """
 
     label: str

@@ -92,6 +92,11 @@ def contains_return(statement) -> bool:
     return False
 
 
+def has_loop(block: ast.Block) -> bool:
+    """Whether `block` holds a `for`, at any depth (inlined calls included)."""
+    return any(isinstance(statement, ast.For) for statement in statements(block))
+
+
 def statements(block: ast.Block):
     """Every statement of `block`, and of the blocks of its `if`s and `for`s and of the
     inlined calls in its expressions (compiler.optimize.inliner), in order."""
