@@ -215,7 +215,6 @@ class LoopBuilder:
         the cheapest by `cost` is built last and returned.  The first build, `body`
         (`sink`, in order), is already done."""
         stack = self.stack
-        first = body
         best = (cost(body), sink, None)
         done = {(sink, None)}
         waiting = [(not sink, None)] if kind == "down" else []  # up: the rule decides
@@ -234,9 +233,7 @@ class LoopBuilder:
                 best = (cost_of, *choice)
             if choice[1] is None and self.loop_natural is not None:
                 waiting.append((choice[0], tuple(self.loop_natural)))
-        if last != best[1:]:
-            return build(*best[1:])
-        return body if last != (sink, None) else first
+        return body if last == best[1:] else build(*best[1:])
 
     def expected_iterations(self, statement) -> int:
         """The trip count when it is a constant, else the bound (at most 16; 8 without)."""
@@ -257,13 +254,8 @@ class LoopBuilder:
         if stack.slots[height - 1] != frame or stack.slots[height:] != top:
             return 0
         below = stack.slots[: height - 1]
-        movable = 0
-        while movable < min(WINDOW - 2, len(below)):
-            slot = below[len(below) - 1 - movable]
-            if not is_garbage(slot) and slot[0].kind == "pinned":
-                break
-            movable += 1
-        if movable == 0 or is_garbage(below[-1]):
+        movable = movable_under(below, WINDOW - 2)
+        if movable == 0:
             return 0
         if top:
             stack.pick(1)  # the guard under the frame, to stay on top
@@ -284,14 +276,9 @@ class LoopBuilder:
         if stack.slots[height - 2 : height] != frame or stack.slots[height:] != top:
             return 0
         below = stack.slots[: height - 2]
-        movable = 0  # words right under the frame that may go over it (not another frame)
-        while movable < min(RECURSE_DEPTH, len(below)):
-            slot = below[len(below) - 1 - movable]
-            if not is_garbage(slot) and slot[0].kind == "pinned":
-                break
-            movable += 1
-        if movable == 0 or is_garbage(below[-1]):
-            return 0  # garbage on top of the body's stack would be popped and pushed again
+        movable = movable_under(below, RECURSE_DEPTH)
+        if movable == 0:
+            return 0
         padding = RECURSE_DEPTH - movable
         before, start, spills = stack.snapshot(), len(stack.ops), stack.spills
         stack.make_room(padding)
@@ -409,9 +396,25 @@ class LoopBuilder:
         self.apply(Op("Assert", 1), 1, 0)
 
 
+def movable_under(below: list, limit: int) -> int:
+    """How many of the top slots of `below` (at most `limit`) may go over a loop frame:
+    up to another loop's frame or an early return's (pinned); 0 when the top one is
+    garbage (on top of the body's stack it would be popped and pushed again)."""
+    if not below or is_garbage(below[-1]):
+        return 0
+    movable = 0
+    while movable < min(limit, len(below)):
+        slot = below[len(below) - 1 - movable]
+        if not is_garbage(slot) and slot[0].kind == "pinned":
+            break
+        movable += 1
+    return movable
+
+
 def carried(slots: list) -> list:
-    """The keys of `slots` a loop body may carry in any order: values that are neither a
-    loop frame nor an early return's (pinned), nor garbage, in slot order."""
+    """The keys of `slots` a loop body may carry in any order: variables, in slot order
+    (not loop frames or an early return's, which are pinned; not temporaries, not
+    garbage)."""
     return [
         slot for slot in slots if not is_garbage(slot) and slot[0].kind not in ("pinned", "temp")
     ]
