@@ -301,13 +301,13 @@ def _loop_subroutine(text: str, label: str) -> list[str]:
 
 
 def test_an_up_loop_frame_sits_under_five_words_for_recurse_or_return():
-    """storage.sum reads its loop variable and runs to a run-time end: the frame [end i]
-    goes under the accumulator, and the iteration ends in `recurse_or_return`; the body
-    adds to the accumulator in place (no `pick`/`place` around it)."""
+    """storage.sum reads the words at addr + i for i < n: it counts a pointer from addr to
+    addr + n (compiler/tir/pointers.py) whose frame goes under the accumulator; `read_mem`
+    at the pointer, `addi 2`, and it is the next iteration's, tested by
+    `recurse_or_return`."""
     compiled = compile_program(check(load_project(DEFAULT_LIBRARY / "io" / "storage.tri")))
     loop = _loop_subroutine(compiled.text, "__sum__loop__1")
-    assert loop[-4:] == ["pick 5", "addi 1", "place 5", "recurse_or_return"]
-    assert sum(line.startswith(("pick", "place")) for line in loop) == 2
+    assert loop == ["pick 5", "read_mem 1", "addi 2", "place 6", "add", "recurse_or_return"]
     rng = random.Random(5)
     words = [rng.choice([0, 1, P - 1, rng.randrange(P)]) for _ in range(40)]
     ram = {500 + k: word for k, word in enumerate(words)}
@@ -315,6 +315,30 @@ def test_an_up_loop_frame_sits_under_five_words_for_recurse_or_return():
         run = call_on_vm(compiled.text, "__sum", [(500,), (n,)], [], [], [], ram)
         assert run.error is None and run.stack[16:] == [sum(words[:n]) % P], n
     run = call_on_vm(compiled.text, "__sum", [(500,), (1025,)], [], [], [], ram)
+    assert run.error is not None and run.error.kind == "AssertionFailed"  # bounded 1024
+
+
+def test_a_pointer_loop_writes_with_its_pointer_and_reads_at_a_difference():
+    """storage.fill writes at the pointer itself (`write_mem` leaves it advanced, so the
+    test only compares); storage.copy reads src + i as the pointer (dst + i) plus
+    src - dst, computed once before the loop."""
+    compiled = compile_program(check(load_project(DEFAULT_LIBRARY / "io" / "storage.tri")))
+    fill = _loop_subroutine(compiled.text, "__fill__loop__1")
+    assert fill == ["dup 0", "pick 6", "write_mem 1", "place 5", "recurse_or_return"]
+    copy = _loop_subroutine(compiled.text, "__copy__loop__1")
+    assert copy[:3] == ["dup 5", "dup 1", "add"] and copy[-4:] == fill[1:]
+    rng = random.Random(7)
+    words = [rng.choice([0, 1, P - 1, rng.randrange(P)]) for _ in range(40)]
+    ram = {500 + k: word for k, word in enumerate(words)}
+    for n in (0, 1, 2, 39, 40):
+        run = call_on_vm(compiled.text, "__copy", [(500,), (700,), (n,)], [], [], [], ram)
+        assert run.error is None and run.stack[16:] == []
+        assert [run.ram.get(700 + k, 0) for k in range(41)] == words[:n] + [0] * (41 - n)
+        run = call_on_vm(compiled.text, "__fill", [(600,), (n,), (P - 1,)], [], [], [], {})
+        assert run.error is None and [run.ram.get(600 + k, 0) for k in range(41)] == (
+            [P - 1] * n + [0] * (41 - n)
+        )
+    run = call_on_vm(compiled.text, "__copy", [(500,), (700,), (1025,)], [], [], [], ram)
     assert run.error is not None and run.error.kind == "AssertionFailed"  # bounded 1024
 
 

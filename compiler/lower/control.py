@@ -17,7 +17,9 @@ body (language.md §12 C10).  Shapes (labels `<function>__then__N`, ...):
   up:   `addi 1` `dup 0` `push END`/`dup 2` `eq` `skiz` `return` `recurse`, or,
   with the frame [END v] under five words (`Loop.depth`): `pick 5` `addi 1`
   `place 5` `recurse_or_return` (4 per iteration, against 6); a down frame under k
-  words: `pick k` `addi -1` `dup 0` `place k+1` `skiz` `recurse` `return`.
+  words: `pick k` `addi -1` `dup 0` `place k+1` `skiz` `recurse` `return`.  An up
+  loop whose body advances v itself (`Loop.advanced`) has no `addi 1`/`pick 5` `addi 1`
+  `place 5`: its test only compares.
 """
 
 from __future__ import annotations
@@ -220,16 +222,16 @@ class _FunctionLowering:
         elif op.depth:
             # frame [end v] at st6 st5: v += 1, then recurse unless v = end
             depth = op.depth
-            test = [
-                Instr("pick", depth),
-                Instr("addi", 1),
-                Instr("place", depth),
-                Instr("recurse_or_return"),
-            ]
+            step = (
+                []
+                if op.advanced
+                else [Instr("pick", depth), Instr("addi", 1), Instr("place", depth)]
+            )
+            test = [*step, Instr("recurse_or_return")]
         else:
             end = Instr("push", op.end) if op.end is not None else Instr("dup", 2)
             test = [
-                Instr("addi", 1),
+                *([] if op.advanced else [Instr("addi", 1)]),
                 Instr("dup", 0),
                 end,
                 Instr("eq"),
@@ -243,10 +245,13 @@ class _FunctionLowering:
 
 def _test_cycles(op: Loop) -> int:
     """The estimate `cycles` adds per loop for its test: 5 for a frame on top (4 or 6 per
-    iteration), 2 fewer for `recurse_or_return`, 2 more for a count under the body's words."""
+    iteration), 2 fewer for `recurse_or_return`, 2 more for a count under the body's words;
+    1 fewer for an up frame `advanced` by the body, 3 fewer under five words."""
     if not op.depth:
-        return 5
-    return 3 if op.kind == "up" else 7
+        return 4 if op.advanced else 5
+    if op.kind == "up":
+        return 0 if op.advanced else 3
+    return 7
 
 
 def _single(items: list) -> bool:

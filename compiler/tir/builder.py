@@ -153,6 +153,12 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder, FlowBuilder
         self.stack.u32_elements = self.u32_elements
         self.protected: set = set()  # values whose reads copy (an update in progress)
         self.notes: list[tuple[str, str]] = []  # (report section, what), `tri build --report`
+        self.loop_frames: dict = {}  # For -> its frame's Values (the last build's)
+        self.pointer_sites: dict = {}  # address -> (For, difference Value), pointer loops
+        self.pointer_aliases: set = set()  # names for a pointer loop's variable: no slot
+        self.pointer_fused: dict = {}  # address -> For: read or written with the pointer itself
+        self.advanced_pointers: dict = {}  # For -> the Value of its pointer once advanced
+        self.loop_advanced = False  # the last loop body built advanced its pointer itself
 
     # --- the function ----------------------------------------------------------------------
     def build(self) -> Function:
@@ -316,6 +322,8 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder, FlowBuilder
         return None
 
     def let(self, statement: ast.Let) -> None:
+        if self.pointer_aliases and set(self.analysis.lets[statement]) & self.pointer_aliases:
+            return  # `let o = convert.as_field(i)` of a pointer loop: read only in addresses
         if isinstance(statement.pattern, ast.PatternName) and not statement.mutable:
             value = self.constant(statement.value)
             if value is not None:

@@ -32,6 +32,8 @@ class ExpressionBuilder:
             stack.origin = outer
 
     def expression(self, expr) -> Value | None:
+        if self.pointer_sites and expr in self.pointer_sites:
+            return self.pointer_address(expr)
         if isinstance(expr, ast.Binary | ast.Call):
             constant = self.constant(expr)
             if constant is not None:
@@ -280,6 +282,10 @@ class ExpressionBuilder:
 
     def call(self, expr: ast.Call) -> Value | None:
         target = self.instance.calls[expr]
+        if self.pointer_fused and expr.arguments and expr.arguments[0] in self.pointer_fused:
+            done, value = self.fused_access(expr, target.name == "ram_write")
+            if done:
+                return value
         swapped = self.order.swapped(expr)
         if isinstance(target, Builtin) and target.name in ("sub", "neg"):
             folded = self.fold_negation(target, expr)

@@ -369,6 +369,8 @@ class Loop:
     `depth`: how many words sit above the frame (0; RECURSE_DEPTH for an "up" frame
     [end v] at st6 st5, which `recurse_or_return` tests in one instruction; for a "down"
     frame, the words the body works on that the builder put over it).
+    `advanced`: an "up" loop whose body adds 1 to v itself (a pointer loop whose last
+    address is written: `write_mem` leaves it advanced); the test only compares.
     """
 
     label: str
@@ -376,6 +378,7 @@ class Loop:
     kind: str = "down"
     end: int | None = None
     depth: int = 0
+    advanced: bool = False
 
     name = "Loop"
 

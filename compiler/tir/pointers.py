@@ -1,0 +1,229 @@
+"""Pointer loops: which `for` loops count an address instead of their variable.
+
+A loop `for i in START..END` whose variable is read only inside addresses
+`base + convert.as_field(i)` (directly, or through immutable names bound to
+`convert.as_field(i)`), with bases that do not change in the loop, can count a
+pointer P = B + i from B + START to B + END instead of i itself (strength
+reduction): the address with base B is then P (one `dup` instead of `dup` `dup`
+`add`), and one with another base C is P + (C - B), where C - B is computed once
+before the loop.  `pointer_plan` finds the addresses and their bases; the builder
+(compiler/tir/loops.py) lays the loop out and compiler/tir/expressions.py reads
+the addresses.
+
+A base is a pure expression of names the loop neither declares nor assigns,
+integer literals, `+` and `*` over fields, and addresses of an enclosing pointer
+loop (P is constant during an inner loop).  Two addresses share a base when their
+base expressions are the same expression of the same bindings.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from compiler.builtins import Builtin
+from compiler.check.bodies import ConstRef, LocalRef
+from compiler.check.types import FIELD, width
+from compiler.syntax import ast
+from compiler.tir.walk import contains_return, statement_expressions, subexpressions
+from vm.field import P
+
+
+@dataclass
+class PointerPlan:
+    """The addresses of one loop, grouped by base (the pointer's base first)."""
+
+    bases: list  # base keys, the pointer's first, then by first use
+    expressions: dict  # base key -> an expression that evaluates it (its first use)
+    sites: dict = field(default_factory=dict)  # ast.Binary (an address) -> its base key
+    aliases: set = field(default_factory=set)  # bindings of `let o = convert.as_field(i)`
+    elsewhere: set = field(default_factory=set)  # bindings the loop also reads outside bases
+    fused: ast.Binary | None = None  # the address read or written with the pointer itself
+
+    def uses(self, key) -> int:
+        return sum(1 for base in self.sites.values() if base == key)
+
+    def consumable(self, key, live_after) -> bool:
+        """Whether the base is one name the loop reads only in its bases and that is dead
+        after it: its value can be consumed before the loop."""
+        if key[0] != "var":
+            return False
+        binding = key[1]
+        return binding not in self.elsewhere and binding not in live_after
+
+
+def pointer_plan(statement: ast.For, instance, analysis, order, outer_sites) -> PointerPlan | None:
+    """The plan for `statement`, or None when its variable is read otherwise (or not at
+    all).  `order`: the builder's evaluation order (compiler.tir.liveness.Order);
+    `outer_sites`: the addresses of the enclosing pointer loops being built."""
+    variable = analysis.loop_variables.get(statement)
+    if variable is None:
+        return None
+    finder = _Finder(instance, analysis, order, variable, outer_sites)
+    finder.scan(statement.body)
+    if finder.escaped or not finder.sites:
+        return None
+    counts: dict = {}
+    for key in finder.sites.values():
+        counts[key] = counts.get(key, 0) + 1
+    order = list(dict.fromkeys(finder.sites.values()))
+    last = list(finder.sites)[-1]
+    if last in finder.once:  # of the most used bases, the one accessed last can be fused
+        order.remove(finder.sites[last])
+        order.insert(0, finder.sites[last])
+    first = max(order, key=lambda key: counts[key])  # the first of the most used
+    bases = [first] + [key for key in order if key != first]
+    plan = PointerPlan(bases, finder.expressions, finder.sites, finder.aliases, finder.elsewhere)
+    # the last address, when it is read or written once per iteration with the pointer
+    # itself (and the body cannot return: every iteration ends at the loop's test)
+    returns = any(contains_return(s) for s in statement.body.statements)
+    if last in finder.once and finder.sites[last] == first and not returns:
+        plan.fused = last
+    return plan
+
+
+class _Finder:
+    """One walk over a loop body: its addresses, its aliases, and whether the variable
+    escapes (is read anywhere else)."""
+
+    def __init__(self, instance, analysis, order, variable, outer_sites):
+        self.instance = instance
+        self.order = order
+        self.analysis = analysis
+        self.offsets = {variable}
+        self.outer_sites = outer_sites
+        self.sites: dict = {}
+        self.expressions: dict = {}
+        self.aliases: set = set()
+        self.elsewhere: set = set()
+        self.once: set = set()  # addresses of memory accesses that run once per iteration
+        self.branches = 0  # enclosing `if` arms and inner loops
+        self.escaped = False
+        self.changing: set = {variable}  # bindings declared or assigned in the loop
+
+    def scan(self, body: ast.Block) -> None:
+        self.collect(body)
+        self.offsets |= self.aliases
+        self.block(body)
+
+    def collect(self, block: ast.Block) -> None:
+        """The bindings the loop declares or assigns, and the aliases of its variable."""
+        for statement in block.statements:
+            match statement:
+                case ast.Let():
+                    bindings = self.analysis.lets.get(statement, ())
+                    self.changing.update(b for b in bindings if b is not None)
+                    if self.alias(statement) and bindings[0] is not None:
+                        self.aliases.add(bindings[0])
+                case ast.Assign():
+                    targets = statement.target
+                    names = targets.elements if isinstance(targets, ast.TupleExpr) else [targets]
+                    self.changing.update(self.analysis.targets.get(name) for name in names)
+                case ast.If():
+                    self.collect(statement.then_block)
+                    if statement.else_block is not None:
+                        self.collect(statement.else_block)
+                case ast.For():
+                    self.changing.add(self.analysis.loop_variables.get(statement))
+                    self.collect(statement.body)
+            for expr in statement_expressions(statement):
+                for inlined in _inlined(expr):
+                    self.collect(inlined.body)
+
+    def alias(self, statement: ast.Let) -> bool:
+        return (
+            not statement.mutable
+            and isinstance(statement.pattern, ast.PatternName)
+            and self.is_offset(statement.value, aliases=False)
+        )
+
+    def is_offset(self, expr, aliases: bool = True) -> bool:
+        """`convert.as_field(i)`, or a name bound to it."""
+        if isinstance(expr, ast.Call):
+            target = self.instance.calls.get(expr)
+            if isinstance(target, Builtin) and target.name == "as_field":
+                (argument,) = expr.arguments
+                return (
+                    isinstance(argument, ast.Var)
+                    and self.analysis.reads.get(argument) in self.offsets - self.aliases
+                )
+        return (
+            aliases and isinstance(expr, ast.Var) and self.analysis.reads.get(expr) in self.aliases
+        )
+
+    def block(self, block: ast.Block) -> None:
+        for statement in block.statements:
+            if isinstance(statement, ast.Let) and self.alias(statement):
+                continue
+            for expr in statement_expressions(statement):
+                self.visit(expr)
+            self.branches += 1
+            match statement:
+                case ast.If():
+                    self.block(statement.then_block)
+                    if statement.else_block is not None:
+                        self.block(statement.else_block)
+                case ast.For():
+                    self.block(statement.body)
+            self.branches -= 1
+
+    def visit(self, expr) -> None:
+        if isinstance(expr, ast.Binary) and expr.operator == "+":
+            if self.instance.types.get(expr) == FIELD:
+                for base, other in ((expr.left, expr.right), (expr.right, expr.left)):
+                    if self.is_offset(other):
+                        key = self.key(base)
+                        if key is not None:
+                            self.sites[expr] = key
+                            self.expressions.setdefault(key, base)
+                            return
+        match expr:
+            case ast.Var():
+                binding = self.analysis.reads.get(expr)
+                self.elsewhere.add(binding)
+                if binding in self.offsets:
+                    self.escaped = True
+            case ast.Inlined():
+                self.block(expr.body)
+            case _:
+                for part in self.order.operands(expr):
+                    self.visit(part)
+                if isinstance(expr, ast.Call) and expr.arguments[:1]:
+                    target = self.instance.calls.get(expr)
+                    address = expr.arguments[0]
+                    if isinstance(target, Builtin) and target.name in ("ram_read", "ram_write"):
+                        if address in self.sites and not self.branches:
+                            self.once.add(address)
+
+    def key(self, expr):
+        """The base's structure with names resolved to bindings, or None when it is not
+        a base (it may change in the loop, or is not pure arithmetic)."""
+        if expr in self.outer_sites:
+            return ("address", expr)
+        match expr:
+            case ast.IntLiteral():
+                return ("int", expr.value % P)
+            case ast.Var():
+                reference = self.instance.variables.get(expr)
+                if isinstance(reference, ConstRef):
+                    return ("int", reference.value % P)
+                binding = self.analysis.reads.get(expr)
+                if not isinstance(reference, LocalRef) or width(reference.type) != 1:
+                    return None
+                if binding is None or binding in self.changing or binding in self.offsets:
+                    return None
+                return ("var", binding, reference.offset)
+            case ast.Binary(operator="+" | "*"):
+                if self.instance.types.get(expr) != FIELD:
+                    return None
+                left = self.key(expr.left)
+                right = None if left is None else self.key(expr.right)
+                return None if right is None else (expr.operator, left, right)
+        return None
+
+
+def _inlined(expr):
+    if isinstance(expr, ast.Inlined):
+        yield expr
+        return
+    for part in subexpressions(expr):
+        yield from _inlined(part)
