@@ -42,6 +42,7 @@ from compiler.tir.flow_ranges import FlowBuilder
 from compiler.tir.liveness import Order, analyze, effect_free_instances
 from compiler.tir.loops import LoopBuilder
 from compiler.tir.ops import Facts, Function, IfElse, IfOnly, Op, Program
+from compiler.tir.pointer_loops import PointerLoopBuilder
 from compiler.tir.ranges import bound, bounds, speculable
 from compiler.tir.stack import Allocator, CompileLimit, Layout, Stack, Value
 from compiler.tir.updates import UpdateBuilder, variables
@@ -120,7 +121,9 @@ class _Return:
     value: Value | None  # the return value (None for unit functions)
 
 
-class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder, FlowBuilder):
+class FunctionBuilder(
+    ExpressionBuilder, LoopBuilder, PointerLoopBuilder, UpdateBuilder, FlowBuilder
+):
     def __init__(
         self, checked, instance, pure, allocator: Allocator, trust_u32=False, measuring=False
     ):
@@ -156,8 +159,10 @@ class FunctionBuilder(ExpressionBuilder, LoopBuilder, UpdateBuilder, FlowBuilder
         self.loop_frames: dict = {}  # For -> its frame's Values (the last build's)
         self.pointer_sites: dict = {}  # address -> (For, difference Value), pointer loops
         self.pointer_aliases: set = set()  # names for a pointer loop's variable: no slot
-        self.pointer_fused: dict = {}  # address -> For: read or written with the pointer itself
-        self.advanced_pointers: dict = {}  # For -> the Value of its pointer once advanced
+        self.pointer_fused: dict = {}  # address -> (For, base): accessed with its pointer
+        self.advanced_pointers: dict = {}  # (For, base) -> the Value of a pointer advanced
+        self.carried_pointers: dict = {}  # (For, base) -> a pointer the loop carries
+        self.loop_pointers: dict = {}  # For -> its pointers' bases, the frame's first
         self.loop_advanced = False  # the last loop body built advanced its pointer itself
 
     # --- the function ----------------------------------------------------------------------

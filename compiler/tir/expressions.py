@@ -100,7 +100,11 @@ class ExpressionBuilder:
                 if binding is not None and binding in self.values:
                     stack.kill(self.values[binding])
         common = 0
-        while common < min(len(before), len(stack.slots)) and stack.slots[common] == before[common]:
+        advanced = self.advanced_keys() if self.pointer_fused else {}
+        while common < min(len(before), len(stack.slots)) and stack.slots[common] in (
+            before[common],
+            advanced.get(before[common], before[common]),
+        ):
             common += 1
         result = set() if value is None else {value.key(i) for i in range(value.width)}
         region = [s for s in stack.slots[common:] if s not in result and not is_garbage(s)]

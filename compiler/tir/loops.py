@@ -15,7 +15,6 @@ from dataclasses import dataclass
 from compiler.check.types import FIELD, U32
 from compiler.syntax import ast
 from compiler.tir.ops import RECURSE_DEPTH, IfOnly, Loop, Op
-from compiler.tir.pointers import PointerPlan, pointer_plan
 from compiler.tir.stack import WINDOW, Value, is_garbage
 from compiler.tir.walk import (
     block_live_in,
@@ -174,146 +173,6 @@ class LoopBuilder:
             stack.kill(value)
         stack.pop_garbage()
 
-    def pointer_plan(self, statement) -> PointerPlan | None:
-        """The loop's addresses (compiler/tir/pointers.py) when counting a pointer pays:
-        each address with the pointer's base saves 2 instructions per iteration; the
-        pointer's end and the other bases' differences cost 2 and 5 before the loop."""
-        plan = pointer_plan(statement, self.instance, self.analysis, self.order, self.pointer_sites)
-        if plan is None:
-            return None
-        saved = 2 * plan.uses(plan.bases[0]) * self.expected_iterations(statement)
-        return plan if saved > 2 + 5 * (len(plan.bases) - 1) else None
-
-    def pointer_loop(self, statement, plan, start: int, end, end_constant) -> None:
-        """An "up" loop over a pointer: frame [B + END, B + START] for the plan's first
-        base B (END a value on the stack, counted by a guard, or `end_constant`); an
-        address with another base C is the pointer plus C - B, computed here."""
-        stack = self.stack
-        live_after = self.analysis.live_after[statement]
-        first = plan.bases[0]
-        differences = {}
-        for key in plan.bases[1:]:
-            self.base(plan, first, None)
-            stack.emit(Op("Push", P - 1))
-            stack.emit(Op("Mul"))
-            self.base(plan, key, live_after)
-            difference = Value("pointer difference", 1, "var")
-            stack.rename(self.apply(Op("Add"), 2, 1), difference)
-            differences[key] = difference
-        self.base(plan, first, None)
-        if end is not None:
-            self.copy(end)
-            last = self.apply(Op("Add"), 2, 1)
-        else:
-            last = self.apply(Op("AddI", end_constant % P), 1, 1)
-        pointer = self.base(plan, first, live_after)
-        if start:
-            pointer = self.apply(Op("AddI", start % P), 1, 1)
-        guard = None if end is None else stack.read(end, 0, 1, move=True)
-        sites = {site: (statement, differences.get(key)) for site, key in plan.sites.items()}
-        self.pointer_sites.update(sites)
-        aliases = plan.aliases - self.pointer_aliases
-        self.pointer_aliases |= aliases
-        if plan.fused is not None:
-            self.pointer_fused[plan.fused] = statement
-            self.advanced_pointers[statement] = Value("advanced", 1, "pinned")
-        self.notes.append(("loops", f"counts an address ({len(plan.sites)} addresses)"))
-        self.loop(statement, "up", [last, pointer], None, None, guard)
-        for site in sites:
-            del self.pointer_sites[site]
-        self.pointer_fused.pop(plan.fused, None)
-        self.pointer_aliases -= aliases
-        for difference in differences.values():
-            stack.kill(difference)
-        stack.pop_garbage()
-
-    def base(self, plan, key, live_after) -> Value:
-        """A base of `plan` on top: its value moved when `live_after` (not None) shows
-        it is dead after the loop, which reads it only in addresses; else computed."""
-        if live_after is not None and plan.consumable(key, live_after):
-            binding, offset = key[1], key[2]
-            value = self.values.get(binding)
-            if (
-                value is not None
-                and binding.width == 1
-                and value.kind == "var"
-                and (not value.ram_home and self.stack.on_stack(value))
-            ):
-                temp = self.stack.read(value, offset, 1, move=True)
-                self.stack.kill(value)
-                return temp
-        return self.expr(plan.expressions[key])
-
-    def pointer_address(self, site) -> Value:
-        """An address of a pointer loop: the pointer (less 1 once advanced), plus its
-        base's difference."""
-        statement, difference = self.pointer_sites[site]
-        advanced = self.advanced_pointers.get(statement)
-        if advanced is not None and self.stack.present(advanced):
-            self.copy(advanced)
-            self.apply(Op("AddI", P - 1), 1, 1)
-        else:
-            self.copy(self.loop_frames[statement][-1])
-        if difference is None:
-            return self.stack.adopt(1)
-        self.copy(difference)
-        return self.apply(Op("Add"), 2, 1)
-
-    def fused_access(self, expr: ast.Call, write: bool) -> tuple[bool, Value | None]:
-        """`mem.read(address)` or `mem.write(address, value)` at a pointer loop's last
-        address, with the pointer itself moved (not copied) to `read_mem 1` / `write_mem 1`,
-        which leave it one lower / higher: after `addi 2` for a read, it is the next
-        iteration's, set back where it was (and the loop's test does not add 1,
-        `Loop.advanced`).  Until the test, the pointer is the loop's `advanced` value.
-        Returns (done, value); not done where the pointer is spilled (then the access is
-        built as any other)."""
-        stack = self.stack
-        statement = self.pointer_fused[expr.arguments[0]]
-        pointer = self.loop_frames[statement][-1]
-        if pointer.key(0) not in stack.slots:
-            return False, None
-        if write:
-            value = self.expr(expr.arguments[1])
-            stack.touch(value)
-        else:
-            stack.make_room(1)
-        if pointer.key(0) in stack.slots:
-            depth = stack.depth(pointer.key(0))
-            stack.pick(depth)
-        else:  # spilled meanwhile: a copy from its RAM home
-            self.copy(pointer)
-            depth = 1 if write else 0  # nothing to set back
-        if write:
-            stack.emit(Op("WriteMem", 1))
-            stack.slots[-2:] = [None]
-            depth -= 1  # the value written sat above the pointer
-        else:
-            stack.emit(Op("ReadMem", 1))
-            stack.emit(Op("AddI", 2))
-            stack.slots[-1:] = [None, None]
-            depth += 1  # the word read sits above the pointer
-        stack.slots[-1] = self.advanced_pointers[statement].key(0)
-        stack.place(depth)
-        return True, None if write else stack.adopt(1, "read")
-
-    def restore_pointer(self, statement, pinned) -> bool:
-        """At the end of a pointer loop's body: the advanced pointer becomes the frame's
-        again (its value is the next iteration's).  Whether it was advanced."""
-        advanced = self.advanced_pointers.get(statement)
-        stack = self.stack
-        if advanced is None:
-            return False
-        key = advanced.key(0)
-        if key not in stack.slots:
-            if key not in stack.in_ram:
-                return False
-            temp = stack.read(advanced, 0, 1, move=False)  # spilled in the body: reload it
-            stack.kill(advanced)
-            advanced = temp
-        stack.kill(pinned[-1])
-        stack.rename(advanced, pinned[-1])
-        return True
-
     def loop_body(self, statement, kind, pinned, end, guard, sink=False, order=None) -> list:
         stack = self.stack
         depth = 0
@@ -340,7 +199,7 @@ class LoopBuilder:
             self.analysis, statement.body, self.analysis.live_after[statement]
         )
         self.kill_dead(live_end)
-        advanced = self.restore_pointer(statement, pinned)
+        advanced = self.restore_pointers(statement, pinned)
         natural = carried(stack.slots)
         stack.conform(entry, dead=self.returned)
         stack.note()

@@ -5,10 +5,12 @@ A loop `for i in START..END` whose variable is read only inside addresses
 `convert.as_field(i)`), with bases that do not change in the loop, can count a
 pointer P = B + i from B + START to B + END instead of i itself (strength
 reduction): the address with base B is then P (one `dup` instead of `dup` `dup`
-`add`), and one with another base C is P + (C - B), where C - B is computed once
-before the loop.  `pointer_plan` finds the addresses and their bases; the builder
-(compiler/tir/loops.py) lays the loop out and compiler/tir/expressions.py reads
-the addresses.
+`add`).  An address with another base C is its own pointer Q = C + i, carried by
+the loop, when the loop reads or writes it once per iteration; else P + (C - B),
+where C - B is computed once before the loop.  Each pointer's last access moves it
+through `read_mem 1` / `write_mem 1`, which leave it advanced for the next iteration.
+`pointer_plan` finds the addresses, their bases and those accesses; the builder
+(compiler/tir/pointer_loops.py) lays the loop out.
 
 A base is a pure expression of names the loop neither declares nor assigns,
 integer literals, `+` and `*` over fields, and addresses of an enclosing pointer
@@ -37,7 +39,8 @@ class PointerPlan:
     sites: dict = field(default_factory=dict)  # ast.Binary (an address) -> its base key
     aliases: set = field(default_factory=set)  # bindings of `let o = convert.as_field(i)`
     elsewhere: set = field(default_factory=set)  # bindings the loop also reads outside bases
-    fused: ast.Binary | None = None  # the address read or written with the pointer itself
+    fused: dict = field(default_factory=dict)  # base key -> its last address, read or
+    # written with the base's own pointer (the loop's for the first base, else a carried one)
 
     def uses(self, key) -> int:
         return sum(1 for base in self.sites.values() if base == key)
@@ -66,18 +69,16 @@ def pointer_plan(statement: ast.For, instance, analysis, order, outer_sites) -> 
     for key in finder.sites.values():
         counts[key] = counts.get(key, 0) + 1
     order = list(dict.fromkeys(finder.sites.values()))
-    last = list(finder.sites)[-1]
-    if last in finder.once:  # of the most used bases, the one accessed last can be fused
-        order.remove(finder.sites[last])
-        order.insert(0, finder.sites[last])
     first = max(order, key=lambda key: counts[key])  # the first of the most used
     bases = [first] + [key for key in order if key != first]
     plan = PointerPlan(bases, finder.expressions, finder.sites, finder.aliases, finder.elsewhere)
-    # the last address, when it is read or written once per iteration with the pointer
-    # itself (and the body cannot return: every iteration ends at the loop's test)
-    returns = any(contains_return(s) for s in statement.body.statements)
-    if last in finder.once and finder.sites[last] == first and not returns:
-        plan.fused = last
+    # each base's last address, when it is read or written once per iteration, with the
+    # base's own pointer (and the body cannot return: every iteration ends at the test)
+    if not any(contains_return(s) for s in statement.body.statements):
+        for site, key in finder.sites.items():
+            plan.fused.pop(key, None)
+            plan.fused[key] = site
+        plan.fused = {key: site for key, site in plan.fused.items() if site in finder.once}
     return plan
 
 
