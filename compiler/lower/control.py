@@ -225,13 +225,13 @@ class _FunctionLowering:
             step = (
                 []
                 if op.advanced
-                else [Instr("pick", depth), Instr("addi", 1), Instr("place", depth)]
+                else [Instr("pick", depth), Instr("addi", op.step % P), Instr("place", depth)]
             )
             test = [*step, Instr("recurse_or_return")]
         else:
             end = Instr("push", op.end) if op.end is not None else Instr("dup", 2)
             test = [
-                *([] if op.advanced else [Instr("addi", 1)]),
+                *([] if op.advanced else [Instr("addi", op.step % P)]),
                 Instr("dup", 0),
                 end,
                 Instr("eq"),

@@ -164,6 +164,7 @@ class FunctionBuilder(
         self.carried_pointers: dict = {}  # (For, base) -> a pointer the loop carries
         self.loop_pointers: dict = {}  # For -> its pointers' bases, the frame's first
         self.loop_advanced = False  # the last loop body built advanced its pointer itself
+        self.loop_step = 1  # what the next loop's test adds to its variable (a pointer's)
 
     # --- the function ----------------------------------------------------------------------
     def build(self) -> Function:
@@ -780,8 +781,8 @@ class FunctionBuilder(
             elif loop.end is not None:
                 self.assign_value(loop.frame[-1], stack.push_constant((loop.end - 1) % P))
             else:
-                stack.read(loop.frame[0], 0, 1, move=False)
-                self.assign_value(loop.frame[-1], self.apply(Op("AddI", P - 1), 1, 1))
+                stack.read(loop.frame[0], 0, 1, move=False)  # the test adds `step`
+                self.assign_value(loop.frame[-1], self.apply(Op("AddI", -loop.step % P), 1, 1))
         self.returned = True
 
 

@@ -36,6 +36,7 @@ class LoopInfo:
     kind: str
     frame: list  # the frame's Values, bottom -> top
     end: int | None
+    step: int = 1  # what the test adds to an "up" frame's variable
 
 
 class LoopBuilder:
@@ -94,6 +95,7 @@ class LoopBuilder:
 
     def loop(self, statement, kind, frame, variable, end, guard) -> None:
         stack = self.stack
+        step, self.loop_step = self.loop_step, 1  # a pointer loop's (compiler/tir/pointer_loops.py)
         pinned = []
         for index, temp in enumerate(frame):
             value = Value("loop" if index == len(frame) - 1 else "end", 1, "pinned")
@@ -114,19 +116,19 @@ class LoopBuilder:
             stack.spills = spills
             self.loop_count = count
             del self.notes[notes:]
-            return self.loop_body(statement, kind, pinned, end, guard, sink=sink, order=order)
+            return self.loop_body(statement, kind, pinned, end, guard, step, sink=sink, order=order)
 
         def cost(body) -> float:
             """Expected cycles: the code before the loop, then per iteration the body
             (each branch arm half the time) and the test (compiler.lower.control)."""
             end_ = end if kind == "up" else None
-            loop = Loop("cost", tuple(body), kind, end_, self.loop_depth, self.loop_advanced)
+            loop = Loop("cost", tuple(body), kind, end_, self.loop_depth, self.loop_advanced, step)
             return expected_cycles([loop]) * iterations + expected_cycles(stack.ops[start:])
 
         iterations = self.expected_iterations(statement)
         # a frame under five words on a stack this deep always crowded the body into spills
         sink = kind == "up" and not self.measuring and len(stack.slots) < CROWDED
-        body = self.loop_body(statement, kind, pinned, end, guard, sink=sink)
+        body = self.loop_body(statement, kind, pinned, end, guard, step, sink=sink)
         sink = bool(self.loop_depth)
         if stack.spills > spills and sink:
             body, sink = build(sink=False), False  # the frame under five words crowds the body
@@ -149,7 +151,7 @@ class LoopBuilder:
                 del self.notes[notes:]
                 stack.spill_many(candidates[:tried])
                 spills = stack.spills
-                body = self.loop_body(statement, kind, pinned, end, guard)
+                body = self.loop_body(statement, kind, pinned, end, guard, step)
                 cost = lowered_size(body) * iterations + lowered_size(stack.ops[start:])
                 if cost < best[0]:
                     best = (cost, tried)
@@ -160,11 +162,11 @@ class LoopBuilder:
             self.loop_count = count
             del self.notes[notes:]
             stack.spill_many(candidates[: best[1]])
-            body = self.loop_body(statement, kind, pinned, end, guard)
+            body = self.loop_body(statement, kind, pinned, end, guard, step)
         self.loop_count += 1
         label = f"{self.label}__loop__{self.loop_count}"
         end_ = end if kind == "up" else None
-        loop = Loop(label, tuple(body), kind, end_, self.loop_depth, self.loop_advanced)
+        loop = Loop(label, tuple(body), kind, end_, self.loop_depth, self.loop_advanced, step)
         stack.note(self.loop_entry.slots, top=0 if guard is None else 1)
         stack.emit(IfOnly((loop,)) if guard is not None else loop)
         stack.restore(self.loop_entry)
@@ -173,7 +175,9 @@ class LoopBuilder:
             stack.kill(value)
         stack.pop_garbage()
 
-    def loop_body(self, statement, kind, pinned, end, guard, sink=False, order=None) -> list:
+    def loop_body(
+        self, statement, kind, pinned, end, guard, step=1, sink=False, order=None
+    ) -> list:
         stack = self.stack
         depth = 0
         if sink:
@@ -190,7 +194,7 @@ class LoopBuilder:
         stack.note()
         outer = self.contexts[-1].kept if self.contexts else frozenset()
         self.enter(outer, entry)
-        self.loops.append(LoopInfo(kind, pinned, end))
+        self.loops.append(LoopInfo(kind, pinned, end, step))
         self.spans.append(self.analysis.loop_spans[statement])
         self.returned = False
         self.statements(statement.body.statements, None)

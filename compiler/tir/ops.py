@@ -369,8 +369,9 @@ class Loop:
     `depth`: how many words sit above the frame (0; RECURSE_DEPTH for an "up" frame
     [end v] at st6 st5, which `recurse_or_return` tests in one instruction; for a "down"
     frame, the words the body works on that the builder put over it).
-    `advanced`: an "up" loop whose body adds 1 to v itself (a pointer loop whose last
-    address is written: `write_mem` leaves it advanced); the test only compares.
+    `advanced`: an "up" loop whose body advances v itself (a pointer loop whose last
+    access moves its pointer, compiler/tir/pointer_loops.py); the test only compares.
+    `step`: what the test adds to v (-1 for a pointer walking down).
     """
 
     label: str
@@ -379,6 +380,7 @@ class Loop:
     end: int | None = None
     depth: int = 0
     advanced: bool = False
+    step: int = 1
 
     name = "Loop"
 

@@ -42,12 +42,13 @@ class PointerLoopBuilder:
         stack = self.stack
         live_after = self.analysis.live_after[statement]
         first = plan.bases[0]
+        step = first[0]  # +1 for an address base + i, -1 for field.sub(base, i)
         differences, carried = {}, {}
         for key in plan.bases[1:]:
             if key in plan.fused:
                 self.base(plan, key, live_after)
                 if start:
-                    self.apply(Op("AddI", start % P), 1, 1)
+                    self.apply(Op("AddI", key[0] * start % P), 1, 1)
                 pointer = Value("pointer", 1, "var")
                 stack.rename(stack.adopt(1), pointer)
                 carried[key] = pointer
@@ -62,12 +63,15 @@ class PointerLoopBuilder:
         self.base(plan, first, None)
         if end is not None:
             self.copy(end)
+            if step < 0:
+                stack.emit(Op("Push", P - 1))
+                stack.emit(Op("Mul"))
             last = self.apply(Op("Add"), 2, 1)
         else:
-            last = self.apply(Op("AddI", end_constant % P), 1, 1)
+            last = self.apply(Op("AddI", step * end_constant % P), 1, 1)
         pointer = self.base(plan, first, live_after)
         if start:
-            pointer = self.apply(Op("AddI", start % P), 1, 1)
+            pointer = self.apply(Op("AddI", step * start % P), 1, 1)
         guard = None if end is None else stack.read(end, 0, 1, move=True)
         sites = {}
         for site, key in plan.sites.items():
@@ -82,6 +86,7 @@ class PointerLoopBuilder:
         aliases = plan.aliases - self.pointer_aliases
         self.pointer_aliases |= aliases
         self.notes.append(("loops", f"counts an address ({len(plan.sites)} addresses)"))
+        self.loop_step = step
         self.loop(statement, "up", [last, pointer], None, None, guard)
         for site in sites:
             del self.pointer_sites[site]
@@ -96,7 +101,7 @@ class PointerLoopBuilder:
         """A base of `plan` on top: its value moved when `live_after` (not None) shows
         it is dead after the loop, which reads it only in addresses; else computed."""
         if live_after is not None and plan.consumable(key, live_after):
-            binding, offset = key[1], key[2]
+            binding, offset = key[1][1], key[1][2]
             value = self.values.get(binding)
             if (
                 value is not None
@@ -122,7 +127,7 @@ class PointerLoopBuilder:
         advanced = self.advanced_pointers.get((statement, key))
         if advanced is not None and self.stack.present(advanced):
             self.copy(advanced)
-            self.apply(Op("AddI", P - 1), 1, 1)
+            self.apply(Op("AddI", -key[0] % P), 1, 1)
         else:
             self.copy(self.pointer_value(statement, key))
         if difference is None:
@@ -154,12 +159,15 @@ class PointerLoopBuilder:
             self.copy(pointer)
             depth = 1 if write else 0  # nothing to set back
         if write:
-            stack.emit(Op("WriteMem", 1))
+            stack.emit(Op("WriteMem", 1))  # the pointer + 1 on top
+            if key[0] < 0:
+                stack.emit(Op("AddI", P - 2))
             stack.slots[-2:] = [None]
             depth -= 1  # the value written sat above the pointer
         else:
-            stack.emit(Op("ReadMem", 1))
-            stack.emit(Op("AddI", 2))
+            stack.emit(Op("ReadMem", 1))  # the pointer - 1 on top
+            if key[0] > 0:
+                stack.emit(Op("AddI", 2))
             stack.slots[-1:] = [None, None]
             depth += 1  # the word read sits above the pointer
         stack.slots[-1] = self.advanced_pointers[(statement, key)].key(0)
@@ -187,7 +195,7 @@ class PointerLoopBuilder:
             if advanced is None or not stack.present(advanced):
                 if pointer is not pinned[-1]:
                     self.copy(pointer)
-                    self.assign_value(pointer, self.apply(Op("AddI", 1), 1, 1))
+                    self.assign_value(pointer, self.apply(Op("AddI", key[0] % P), 1, 1))
                 continue
             if advanced.key(0) not in stack.slots:  # spilled in the body: reload it
                 temp = stack.read(advanced, 0, 1, move=False)

@@ -48,9 +48,9 @@ class PointerPlan:
     def consumable(self, key, live_after) -> bool:
         """Whether the base is one name the loop reads only in its bases and that is dead
         after it: its value can be consumed before the loop."""
-        if key[0] != "var":
+        if key[1][0] != "var":
             return False
-        binding = key[1]
+        binding = key[1][1]
         return binding not in self.elsewhere and binding not in live_after
 
 
@@ -79,6 +79,9 @@ def pointer_plan(statement: ast.For, instance, analysis, order, outer_sites) -> 
             plan.fused.pop(key, None)
             plan.fused[key] = site
         plan.fused = {key: site for key, site in plan.fused.items() if site in finder.once}
+    # an address with a difference from the frame's pointer must walk the same way
+    if any(key[0] != first[0] for key in bases[1:] if key not in plan.fused):
+        return None
     return plan
 
 
@@ -168,15 +171,13 @@ class _Finder:
             self.branches -= 1
 
     def visit(self, expr) -> None:
-        if isinstance(expr, ast.Binary) and expr.operator == "+":
-            if self.instance.types.get(expr) == FIELD:
-                for base, other in ((expr.left, expr.right), (expr.right, expr.left)):
-                    if self.is_offset(other):
-                        key = self.key(base)
-                        if key is not None:
-                            self.sites[expr] = key
-                            self.expressions.setdefault(key, base)
-                            return
+        for step, base, other in self.forms(expr):
+            if self.is_offset(other):
+                key = self.key(base)
+                if key is not None:
+                    self.sites[expr] = (step, key)
+                    self.expressions.setdefault((step, key), base)
+                    return
         match expr:
             case ast.Var():
                 binding = self.analysis.reads.get(expr)
@@ -194,6 +195,18 @@ class _Finder:
                     if isinstance(target, Builtin) and target.name in ("ram_read", "ram_write"):
                         if address in self.sites and not self.branches:
                             self.once.add(address)
+
+    def forms(self, expr) -> list:
+        """(step, base, offset) for each way `expr` may be an address: `base + offset`
+        (either way round) walks up, `field.sub(base, offset)` down."""
+        if isinstance(expr, ast.Binary) and expr.operator == "+":
+            if self.instance.types.get(expr) == FIELD:
+                return [(1, expr.left, expr.right), (1, expr.right, expr.left)]
+        if isinstance(expr, ast.Call) and len(expr.arguments) == 2:
+            target = self.instance.calls.get(expr)
+            if isinstance(target, Builtin) and target.name == "sub":
+                return [(-1, *expr.arguments)]
+        return []
 
     def key(self, expr):
         """The base's structure with names resolved to bindings, or None when it is not

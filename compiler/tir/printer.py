@@ -47,6 +47,9 @@ def _body(ops, depth: int, lines: list[str]) -> None:
             case Loop():
                 end = "" if op.end is None else f", end {op.end}"
                 under = f", under {op.depth}" if op.depth else ""
+                under += (", advanced" if op.advanced else "") + (
+                    f", step {op.step}" if op.step != 1 else ""
+                )
                 lines.append(f"{pad}Loop({op.label}, {op.kind}{end}{under})")
                 _body(op.body, depth + 1, lines)
             case ProofBlock():
