@@ -26,7 +26,12 @@ class PointerLoopBuilder:
         """The loop's plan when counting a pointer pays: each address with the first base
         saves 2 instructions per iteration, and so does each carried pointer's access;
         the end costs 2 before the loop, a carried pointer 1 and a difference 5."""
-        plan = pointer_plan(statement, self.instance, self.analysis, self.order, self.pointer_sites)
+        key = (statement, frozenset(self.pointer_sites))  # a loop is built many times
+        if key not in self.pointer_plans:
+            self.pointer_plans[key] = pointer_plan(
+                statement, self.instance, self.analysis, self.order, self.pointer_sites
+            )
+        plan = self.pointer_plans[key]
         if plan is None:
             return None
         saved = (

@@ -26,7 +26,7 @@ from compiler.builtins import Builtin
 from compiler.check.bodies import ConstRef, LocalRef
 from compiler.check.types import FIELD, width
 from compiler.syntax import ast
-from compiler.tir.walk import contains_return, statement_expressions, subexpressions
+from compiler.tir.walk import contains_return, inlined_calls, statement_expressions
 from vm.field import P
 
 
@@ -130,7 +130,7 @@ class _Finder:
                     self.changing.add(self.analysis.loop_variables.get(statement))
                     self.collect(statement.body)
             for expr in statement_expressions(statement):
-                for inlined in _inlined(expr):
+                for inlined in inlined_calls(expr):
                     self.collect(inlined.body)
 
     def alias(self, statement: ast.Let) -> bool:
@@ -233,11 +233,3 @@ class _Finder:
                 right = None if left is None else self.key(expr.right)
                 return None if right is None else (expr.operator, left, right)
         return None
-
-
-def _inlined(expr):
-    if isinstance(expr, ast.Inlined):
-        yield expr
-        return
-    for part in subexpressions(expr):
-        yield from _inlined(part)
