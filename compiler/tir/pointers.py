@@ -46,12 +46,24 @@ class PointerPlan:
         return sum(1 for base in self.sites.values() if base == key)
 
     def consumable(self, key, live_after) -> bool:
-        """Whether the base is one name the loop reads only in its bases and that is dead
-        after it: its value can be consumed before the loop."""
+        """Whether the base is one name the loop reads in no other base and nowhere else,
+        and that is dead after it: its value can be consumed before the loop."""
         if key[1][0] != "var":
             return False
         binding = key[1][1]
-        return binding not in self.elsewhere and binding not in live_after
+        others = [other for other in self.bases if other != key]
+        return (
+            binding not in self.elsewhere
+            and binding not in live_after
+            and not any(_mentions(other, binding) for other in others)
+        )
+
+
+def _mentions(key, binding) -> bool:
+    """Whether a base key reads `binding` (keys are nested tuples)."""
+    if isinstance(key, tuple):
+        return any(part is binding or _mentions(part, binding) for part in key)
+    return False
 
 
 def pointer_plan(statement: ast.For, instance, analysis, order, outer_sites) -> PointerPlan | None:
