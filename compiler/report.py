@@ -98,6 +98,8 @@ def _search(outputs: dict) -> dict[str, list[str]]:
         f"{funnel.applied} applied ({funnel.instructions_before} -> "
         f"{funnel.instructions_after} instructions), {funnel.seconds:.2f} s"
     )
+    if funnel.displaced:
+        line += f"; {funnel.displaced} not cheaper with the code around them: baseline kept"
     if "model" in outputs:  # -O3
         identity = outputs["model"]
         if identity is None:

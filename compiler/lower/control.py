@@ -32,6 +32,11 @@ from compiler.tir.ops import Asm, Call, Comment, IfElse, IfOnly, Loop, Op, Progr
 from vm.field import P
 from vm.isa import BY_NAME, Flow
 
+# the glue around a branch arm's code in its subroutine (see `if_only` and `if_else`)
+THEN_START = (Instr("pop", 1),)
+THEN_ELSE_END = (Instr("push", 0), Instr("return"))
+THEN_END = (Instr("return"),)
+
 
 def lower(program: Program, lowerer: BlockLowerer = CLASSICAL) -> AsmProgram:
     functions = [_FunctionLowering(f.label, lowerer).run(f.body) for f in program.functions]
@@ -72,24 +77,54 @@ class _FunctionLowering:
         self.count += 1
         return f"{self.label}__{kind}__{self.count}"
 
-    def body(self, ops) -> list:
+    def body(self, ops, before: tuple = (), after: tuple = ()) -> list:
+        """The items of `ops`; `before` and `after` are the code around them where they
+        are placed (a subroutine's glue, a loop's test), for `place`."""
         items: list = []
         run: list = []
         for op in ops:
             if is_straight(op) or isinstance(op, Comment):
                 run.append(op)
                 continue
-            items.extend(self.block(run))
+            start = len(items)
+            block, code = self.lowered(run)
+            items.extend(code)
             run = []
-            items.extend(self.control(op))
-        items.extend(self.block(run))
+            following = self.control(op)
+            self.place(block, items, start, before, following)
+            items.extend(following)
+        start = len(items)
+        block, code = self.lowered(run)
+        items.extend(code)
+        self.place(block, items, start, before, after)
         return items
 
     def block(self, run: list) -> list:
+        return self.lowered(run)[1]
+
+    def lowered(self, run: list) -> tuple:
+        """(the block of `run`, its code), or (None, []) for a run without ops."""
         if not has_ops(run):
-            return []
+            return None, []
         block = make_block(run)
-        return stamp_block(self.lowerer.lower_block(block), block)
+        return block, stamp_block(self.lowerer.lower_block(block), block)
+
+    def place(self, block, items: list, start: int, before, following) -> None:
+        """Let a lowerer that can (`in_place`) replace the block's code `items[start:]`
+        now that the code on both sides, which the program-level peephole rewrites with
+        it, is known: the code since the last label or control instruction (`before`
+        the body, then `items`), and `following`, up to the next label."""
+        in_place = getattr(self.lowerer, "in_place", None)
+        if block is None or in_place is None:
+            return
+        preceding = list(before) + items[:start]
+        cut = max(
+            (i for i, item in enumerate(preceding) if isinstance(item, Label) or item.name in CONTROL),
+            default=0,
+        )
+        upto = next((i for i, item in enumerate(following) if isinstance(item, Label)), None)
+        placed = in_place(block, items[start:], preceding[cut:], list(following[:upto]))
+        items[start:] = stamp_block(placed, block)
 
     def control(self, op) -> list:
         match op:
@@ -100,9 +135,10 @@ class _FunctionLowering:
             case Call():
                 return [Instr("call", op.label, op.origin)]
             case IfOnly():
-                return self.if_only(self.body(op.then))
+                return self.if_only(self.body(op.then, after=THEN_END))
             case IfElse():
-                return self.if_else(self.body(op.then), self.body(op.otherwise))
+                then = self.body(op.then, before=THEN_START, after=THEN_ELSE_END)
+                return self.if_else(then, self.body(op.otherwise, after=THEN_END))
             case Loop():
                 return self.loop(op)
             case ProofBlock():
@@ -174,21 +210,19 @@ class _FunctionLowering:
         if _single(then):
             self._note(f"skiz {then[0].text}", then[0])
             return [Instr("skiz"), then[0]]
-        return [Instr("skiz"), Instr("call", self.subroutine("then", [*then, Instr("return")]))]
+        return [Instr("skiz"), Instr("call", self.subroutine("then", [*then, *THEN_END]))]
 
     def if_else(self, then: list, otherwise: list) -> list:
         if not otherwise:
             return self.if_only(then)
         if not then:
             return [Instr("push", 0), Instr("eq"), *self.if_only(otherwise)]
-        then_label = self.subroutine(
-            "then", [Instr("pop", 1), *then, Instr("push", 0), Instr("return")]
-        )
+        then_label = self.subroutine("then", [*THEN_START, *then, *THEN_ELSE_END])
         if _single(otherwise):
             self._note(f"else arm skiz {otherwise[0].text}", otherwise[0])
             tail = [otherwise[0]]
         else:
-            tail = [Instr("call", self.subroutine("else", [*otherwise, Instr("return")]))]
+            tail = [Instr("call", self.subroutine("else", [*otherwise, *THEN_END]))]
         return [
             Instr("push", 1),
             Instr("swap", 1),
@@ -199,48 +233,32 @@ class _FunctionLowering:
         ]
 
     def loop(self, op: Loop) -> list:
-        body = self.body(op.body)
-        if op.kind == "down" and op.depth:
-            # frame [count] under `depth` words
-            test = [
-                Instr("pick", op.depth),
-                Instr("addi", P - 1),
-                Instr("dup", 0),
-                Instr("place", op.depth + 1),
-                Instr("skiz"),
-                Instr("recurse"),
-                Instr("return"),
-            ]
-        elif op.kind == "down":
-            test = [
-                Instr("addi", P - 1),
-                Instr("dup", 0),
-                Instr("skiz"),
-                Instr("recurse"),
-                Instr("return"),
-            ]
-        elif op.depth:
-            # frame [end v] at st6 st5: v += 1, then recurse unless v = end
-            depth = op.depth
-            step = (
-                []
-                if op.advanced
-                else [Instr("pick", depth), Instr("addi", op.step % P), Instr("place", depth)]
-            )
-            test = [*step, Instr("recurse_or_return")]
-        else:
-            end = Instr("push", op.end) if op.end is not None else Instr("dup", 2)
-            test = [
-                *([] if op.advanced else [Instr("addi", op.step % P)]),
-                Instr("dup", 0),
-                end,
-                Instr("eq"),
-                Instr("skiz"),
-                Instr("return"),
-                Instr("recurse"),
-            ]
-        self.deferred.append([Label(op.label), *body, *test])
+        test = _test(op)
+        self.deferred.append([Label(op.label), *self.body(op.body, after=tuple(test)), *test])
         return [Instr("call", op.label)]
+
+
+def _test(op: Loop) -> list:
+    """The code after a loop's body: advance the counter, go round again or return."""
+    if op.kind == "down" and op.depth:  # frame [count] under `depth` words
+        return [
+            Instr("pick", op.depth),
+            Instr("addi", P - 1),
+            Instr("dup", 0),
+            Instr("place", op.depth + 1),
+            Instr("skiz"),
+            Instr("recurse"),
+            Instr("return"),
+        ]
+    if op.kind == "down":
+        return [Instr("addi", P - 1), Instr("dup", 0), Instr("skiz"), Instr("recurse"), Instr("return")]
+    step = [] if op.advanced else [Instr("addi", op.step % P)]
+    if op.depth:  # frame [end v] at st6 st5: v += 1, then recurse unless v = end
+        if step:
+            step = [Instr("pick", op.depth), *step, Instr("place", op.depth)]
+        return [*step, Instr("recurse_or_return")]
+    end = Instr("push", op.end) if op.end is not None else Instr("dup", 2)
+    return [*step, Instr("dup", 0), end, Instr("eq"), Instr("skiz"), Instr("return"), Instr("recurse")]
 
 
 def _test_cycles(op: Loop) -> int:

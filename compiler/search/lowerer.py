@@ -17,7 +17,11 @@ is no costlier in any of the static figures the block adds to a run (instruction
 processor and jump-stack rows, op-stack rows, program words) and cheaper in at least
 one -- so whatever the execution counts, no table the block feeds grows.  `unknown`
 and `different` keep the baseline (a `different` would be a bug in the search and is
-counted apart).
+counted apart).  The same holds where the block is placed: the program-level peephole
+(compiler.optimize.passes) rewrites a block together with the code around it (a
+branch's `skiz`, a loop's test), so once that code is known (`in_place`, called by
+compiler.lower.control) a replacement stays only if it is strictly cheaper with it
+too, after the peephole; else the baseline is put back (`displaced`).
 
 A `DecisionCache` (compiler.search.cache; `$TRI_CACHE`, on by default) keeps each
 searched block's decision -- the emitted instructions and the block's funnel figures --
@@ -37,6 +41,7 @@ from compiler.lower.asm import Instr
 from compiler.lower.blocks import Block
 from compiler.lower.classical import CLASSICAL
 from compiler.optimize.engine import rewrite
+from compiler.optimize.passes import optimize_items
 from compiler.optimize.rules import TASM_RULES
 from compiler.search.cache import FUNNEL_FIELDS, Decision, DecisionCache
 from compiler.search.dag import DagError, build_dag
@@ -71,6 +76,7 @@ class Funnel:
     different: int = 0  # the checker refuted the candidate: a search bug, counted apart
     superopt: int = 0  # blocks the superoptimizer's rules changed before the search
     model: int = 0  # -O3: blocks where the model's schedule beat the unguided search's
+    displaced: int = 0  # applied alone, but no cheaper with the code around it: baseline kept
     instructions_before: int = 0  # of the searched blocks, baseline ...
     instructions_after: int = 0  # ... and what was emitted
     expanded: int = 0  # search states expanded
@@ -81,6 +87,7 @@ class Funnel:
         for name in FUNNEL_FIELDS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.seconds += other.seconds
+        self.displaced += other.displaced
         for size, counts in other.by_size.items():
             mine = self.by_size.setdefault(size, [0, 0, 0])
             for position, count in enumerate(counts):
@@ -97,6 +104,11 @@ def _figures(instructions) -> tuple[int, int, int]:
     """(instructions, op-stack rows, program words) one execution adds."""
     cost = static_cost(instructions)
     return cost.processor, cost.op_stack, cost.program_words
+
+
+def _peephole(items: list) -> list:
+    """The instructions the program-level peephole makes of `items`."""
+    return [item for item in optimize_items(items) if isinstance(item, Instr)]
 
 
 def _strictly_cheaper(candidate, baseline) -> bool:
@@ -139,6 +151,7 @@ class SearchLowerer:
         self.funnel = Funnel()
         self.instructions = instruction_set()
         self.cache = DecisionCache.from_environment() if cache == ENVIRONMENT else cache
+        self.replaced: dict[int, tuple] = {}  # id(block) -> (block, baseline), for `in_place`
 
     def settings(self) -> dict:
         """The search settings a decision depends on (part of the cache key)."""
@@ -157,8 +170,28 @@ class SearchLowerer:
         start = time.process_time()
         baseline = self.baseline(block)
         chosen = self.choose(block, baseline)
+        if chosen != baseline:
+            self.replaced[id(block)] = (block, baseline)
         self.funnel.seconds += time.process_time() - start
         return [Instr(name, argument) for name, argument in chosen]
+
+    def in_place(self, block: Block, chosen: list, preceding: list, following: list) -> list:
+        """The block's code where it is placed: `chosen` (what `lower_block` returned) if
+        it is strictly cheaper than the baseline once the peephole has rewritten each
+        with the code around it (`preceding`, `following`), else the baseline."""
+        _, baseline = self.replaced.pop(id(block), (None, None))
+        if baseline is None:
+            return chosen
+        start = time.process_time()
+        baseline = [Instr(name, argument) for name, argument in baseline]
+        mine = _peephole([*preceding, *chosen, *following])
+        theirs = _peephole([*preceding, *baseline, *following])
+        self.funnel.seconds += time.process_time() - start
+        if _strictly_cheaper(mine, theirs):
+            return chosen
+        self.funnel.applied -= 1
+        self.funnel.displaced += 1
+        return baseline
 
     @staticmethod
     def baseline(block: Block) -> list[tuple[str, int | None]]:
