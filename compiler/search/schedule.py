@@ -205,8 +205,14 @@ class _Phase:
 class Problem:
     """The DAG in the shape the search reads: who uses each value, the needed nodes."""
 
-    def __init__(self, dag: Dag):
+    def __init__(self, dag: Dag, complete: bool = False):
+        """`complete`: also the moves the `-O2` search (and the model trained on its
+        solutions) leaves out -- a `pick` or `place` of a word equal to the top, a copy
+        of any word into a don't-care slot the stack is still too short to have -- as
+        compiler.optimize.shuffles uses; without them a schedule that needs one is not
+        found and `optimal` can be claimed wrongly (`pop 1 swap 1 pop 1`, `pick 2 pop 2`)."""
         self.dag = dag
+        self.complete = complete
         needed = dag.needed()
         self.work = [i for i in sorted(needed) if not dag.nodes[i].constant]  # nodes to run
         self.bit = {node: 1 << position for position, node in enumerate(self.work)}
@@ -364,21 +370,25 @@ class Problem:
         for value, constant in self.constant.items():
             if height < self.limit and self.demand(value, done) > copies.get(value, 0):
                 yield ("push", constant), stack + (value,), done, False
-        # copy a value someone needs
+        # copy a value someone needs, or any word into a don't-care slot the stack is
+        # still too short to have (what fills it does not matter: a copy is the cheapest)
         if height < self.limit:
+            filler = self.complete and self.free and height < len(self.dag.exit)
             for depth in range(min(WINDOW, height - 1) + 1):
                 value = stack[height - 1 - depth]
-                if self.demand(value, done) > copies[value] and _shallowest(stack, depth):
+                wanted = filler or self.demand(value, done) > copies[value]
+                if wanted and _shallowest(stack, depth):
                     yield ("dup", depth), stack + (value,), done, False
         # rearrange
         for depth in range(1, min(WINDOW, height - 1) + 1):
             position = height - 1 - depth
-            if stack[position] == stack[-1]:
+            if stack[position] == stack[-1] and not self.complete:
                 continue
-            swapped = list(stack)
-            swapped[-1], swapped[position] = swapped[position], swapped[-1]
-            yield ("swap", depth), tuple(swapped), done, True
-            if depth >= 2:
+            if stack[position] != stack[-1]:  # swapping equal words changes nothing ...
+                swapped = list(stack)
+                swapped[-1], swapped[position] = swapped[position], swapped[-1]
+                yield ("swap", depth), tuple(swapped), done, True
+            if depth >= 2:  # ... but moving one past others does
                 picked = stack[:position] + stack[position + 1 :] + (stack[position],)
                 yield ("pick", depth), picked, done, True
                 placed = stack[:position] + (stack[-1],) + stack[position:-1]
@@ -439,14 +449,17 @@ def _shallowest(stack: tuple, depth: int) -> bool:
     return value not in stack[len(stack) - depth :]
 
 
-def search_schedule(dag: Dag, budget: int = 20_000, bound: tuple[int, int] | None = None) -> Result:
-    """The cheapest schedule of `dag` found by A* within `budget` expanded states.
+def search_schedule(
+    dag: Dag, budget: int = 20_000, bound: tuple[int, int] | None = None, complete: bool = False
+) -> Result:
+    """The cheapest schedule of `dag` found by A* within `budget` expanded states, with the
+    complete move set if `complete` (see `Problem`).
 
     With a `bound` (the cost of a schedule already known, e.g. the block's own code)
     only strictly cheaper schedules are looked for: every state whose estimate reaches
     the bound is dropped, and a search that runs out of states has proven that nothing
     cheaper than the bound exists (`optimal` with no instructions)."""
-    problem = Problem(dag)
+    problem = Problem(dag, complete)
     start = problem.forget(tuple(range(dag.entry - 1, -1, -1)), 0)
     counter = 0
     estimate = problem.estimate(start, 0)
