@@ -149,6 +149,10 @@ def _operands(program, error, count: int, rerun: Rerun):
     stopped = record.error
     if stopped is None or stopped.kind != "StepLimitExceeded" or stopped.ip != start:
         return None
+    if back == 0 and count == 2 and error.instruction == "assert" and record.stack:
+        # `assert.eq(x, 1)` whose `push 1 eq assert` the TIR peephole made `assert`
+        # (compiler.optimize.rules): the construct is that one instruction, on x
+        return (record.stack[-1], 1)
     if len(record.stack) < count:
         return None
     return tuple(record.stack[-count:])

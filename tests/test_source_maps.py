@@ -102,6 +102,23 @@ def test_failures_name_the_source_line_in_language_terms(
 
 
 @pytest.mark.parametrize("level", ["-O0", "-O1"])
+@pytest.mark.parametrize("engine", ["interp", "jit"])
+def test_an_assert_eq_with_1_quotes_both_values(tmp_path, capsys, level, engine):
+    """At -O1 `assert.eq(x, 1)` is the lone `assert` (`push 1 eq assert` -> `assert`):
+    the message still quotes x and 1, as the two-instruction form does at -O0."""
+    path = tmp_path / "one.tri"
+    path.write_text(
+        "program one\n\nuse vm.io.io\nuse vm.core.assert\n\n"
+        "fn main() {\n    io.write(7)\n    assert.eq(io.read(), 1)\n}\n"
+    )
+    code, out, _ = tri(capsys, "build", path, level)
+    assert ("push 1\n    eq\n    assert" in out) == (level == "-O0")
+    code, _, err = tri(capsys, "run", path, "--input", "5", "--engine", engine, level)
+    assert code == 1
+    assert err.startswith(f"{path}:8:5: error[AssertionFailed]: assert.eq failed: 5 != 1")
+
+
+@pytest.mark.parametrize("level", ["-O0", "-O1"])
 @pytest.mark.parametrize("engine", ["interp", "jit", "reference"])
 def test_a_bounded_overrun_is_reported_at_its_loop(tmp_path, capsys, level, engine):
     path = _write(tmp_path)

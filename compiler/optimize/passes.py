@@ -14,12 +14,14 @@ from dataclasses import replace
 from compiler.lower.asm import CONTROL, AsmFunction, AsmProgram, Instr, Label
 from compiler.optimize.engine import Item, inherit, match, origin_of, replacement, rewrite
 from compiler.optimize.inline import inline_small
+from compiler.optimize.shuffles import shorten
 from compiler.optimize.rules import SELECT_RULES, SKIZ_RULES, TASM_RULES, TIR_RULES
 from compiler.tir.ops import Facts, IfElse, IfOnly, Loop, Op, Program, ProofBlock
 
 
 def optimize_tir(program: Program, rules=TIR_RULES) -> Program:
-    """Inline tiny functions, then apply the TIR rules."""
+    """Inline tiny functions, then apply the TIR rules and shorten runs of moves
+    (compiler.optimize.shuffles)."""
     program = inline_small(program)
     functions = [replace(f, body=optimize_ops(f.body, rules)) for f in program.functions]
     return Program(functions, program.entry, program.name, program.roots)
@@ -35,6 +37,9 @@ def optimize_ops(ops, rules=TIR_RULES) -> list:
             # sound rewrite keeps what they say true), any other is dropped
             ops = [op for op in run if not isinstance(op, Facts)]
             rewritten, _ = rewrite([Item(op.name, op.arg, op.origin) for op in ops], rules)
+            if rules is TIR_RULES:
+                last = run[-1] if len(run) > 1 and isinstance(run[-1], Facts) else None
+                rewritten = shorten(rewritten, last.garbage if last is not None else ())
             result.extend(run[:1] if isinstance(run[0], Facts) else [])
             result.extend(Op(pair[0], pair[1], origin_of(pair)) for pair in rewritten)
             result.extend(run[-1:] if len(run) > 1 and isinstance(run[-1], Facts) else [])

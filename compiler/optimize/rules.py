@@ -53,6 +53,12 @@ TIR_RULES: tuple[Rule, ...] = (
         "a + b <= 5",
     ),
     Rule(
+        "Push 1; Eq; Assert 1",
+        "Assert 1",
+        "assert fails unless st0 is 1, as comparing st0 with 1 first does (assert.eq(x, 1); "
+        "compiler.failures quotes x and 1 for the lone assert)",
+    ),
+    Rule(
         "Push {a}; Split; Swap 1; Push 0; Eq; Assert 1",
         "Push {a}",
         "as_u32 of a constant that is a u32",
