@@ -25,10 +25,21 @@ body (language.md §12 C10).  Shapes (labels `<function>__then__N`, ...):
 from __future__ import annotations
 
 from compiler.lower.asm import CONTROL, AsmFunction, AsmProgram, Instr, Label
-from compiler.lower.blocks import BlockLowerer, has_ops, is_straight, make_block
+from compiler.lower.blocks import Block, BlockLowerer, has_ops, is_straight, make_block
 from compiler.lower.classical import CLASSICAL
 from compiler.sourcemap import stamp_block
-from compiler.tir.ops import Asm, Call, Comment, IfElse, IfOnly, Loop, Op, Program, ProofBlock
+from compiler.tir.ops import (
+    Asm,
+    Call,
+    Comment,
+    Facts,
+    IfElse,
+    IfOnly,
+    Loop,
+    Op,
+    Program,
+    ProofBlock,
+)
 from vm.field import P
 from vm.isa import BY_NAME, Flow
 
@@ -106,7 +117,10 @@ class _FunctionLowering:
         """(the block of `run`, its code), or (None, []) for a run without ops."""
         if not has_ops(run):
             return None, []
-        block = make_block(run)
+        if self.lowerer is CLASSICAL:  # which reads no contract: spare computing one
+            block = Block(tuple(op for op in run if not isinstance(op, Comment | Facts)), None)
+        else:
+            block = make_block(run)
         return block, stamp_block(self.lowerer.lower_block(block), block)
 
     def place(self, block, items: list, start: int, before, following) -> None:

@@ -30,7 +30,7 @@ from vm.cost import static_cost
 MOVES = {"Dup": "dup", "Swap": "swap", "Pick": "pick", "Place": "place", "Pop": "pop", "Push": "push"}
 TIR_NAMES = {mnemonic: name for name, mnemonic in MOVES.items()}
 BUDGET = 250  # states the scheduler may expand per run
-LONGEST = 12  # longer runs are left alone (the search would rarely finish)
+LONGEST = 8  # longer runs are left alone (the search would rarely finish)
 
 _answers: dict[tuple, tuple | None] = {}
 

@@ -288,6 +288,11 @@ class Problem:
         share of a `pop` (five at most at a time; a don't-care exit slot may keep one).
         The stack never holds an output of a node still to run, so the two are counted
         apart."""
+        return self.finish(stack, done, self.counted(stack, done))
+
+    def counted(self, stack: tuple, done: int) -> tuple[int, int]:
+        """The part of `estimate` that depends only on which words the stack holds, not
+        their order: (copies missing, pops needed)."""
         phase = self.phase(done)
         on_stack: dict[int, int] = {}
         for value in stack:
@@ -302,7 +307,12 @@ class Problem:
         for value, count in on_stack.items():
             if count > demand[value]:
                 surplus += count - demand[value]
-        pops = -(-max(0, surplus - self.free) // POP_LIMIT)
+        return missing, -(-max(0, surplus - self.free) // POP_LIMIT)
+
+    def finish(self, stack: tuple, done: int, counted: tuple[int, int]) -> tuple[int, int]:
+        """`estimate` from its order-free part `counted` (a rearranged stack shares it)."""
+        phase = self.phases.get(done) or self.phase(done)
+        missing, pops = counted
         steps = missing + pops
         if not phase.instructions and not missing:
             steps += self.arrangement(stack)
@@ -319,10 +329,12 @@ class Problem:
         exit_stack = self.exit_bottom_first
         if len(stack) < len(exit_stack):
             return len(exit_stack) - len(stack)
-        if len(stack) > len(exit_stack):
+        if len(stack) > len(exit_stack) and not self.complete:
             return 0  # pops come first; counted above
+        # (a longer stack too, with the complete move set: a `pop` never lengthens a
+        # common subsequence, so the moves it needs come on top of the pops counted above)
         common = common_length(stack, self.exit_masks, self.exit_anything, len(exit_stack))
-        return -(-(len(stack) - common) // 2)
+        return -(-(len(exit_stack) - common) // 2)
 
     def goal(self, stack: tuple, done: int) -> bool:
         if done != self.all_done or len(stack) != len(self.dag.exit):
@@ -366,9 +378,10 @@ class Problem:
             new = self.forget(rest + tuple(reversed(node.outputs)), done | bit)
             if len(new) <= self.limit:
                 yield (node.name, node.argument), new, done | bit, False
+        demand = self.phase(done).demand
         # push a constant someone needs
         for value, constant in self.constant.items():
-            if height < self.limit and self.demand(value, done) > copies.get(value, 0):
+            if height < self.limit and demand[value] > copies.get(value, 0):
                 yield ("push", constant), stack + (value,), done, False
         # copy a value someone needs, or any word into a don't-care slot the stack is
         # still too short to have (what fills it does not matter: a copy is the cheapest)
@@ -376,7 +389,7 @@ class Problem:
             filler = self.complete and self.free and height < len(self.dag.exit)
             for depth in range(min(WINDOW, height - 1) + 1):
                 value = stack[height - 1 - depth]
-                wanted = filler or self.demand(value, done) > copies[value]
+                wanted = filler or demand[value] > copies[value]
                 if wanted and _shallowest(stack, depth):
                     yield ("dup", depth), stack + (value,), done, False
         # rearrange
@@ -398,7 +411,7 @@ class Problem:
         for count in range(1, min(POP_LIMIT, height) + 1):
             value = stack[height - count]
             left[value] -= 1
-            if not left[value] and value not in self.constant and self.demand(value, done):
+            if not left[value] and value not in self.constant and demand[value]:
                 break
             yield ("pop", count), stack[: height - count], done, False
 
@@ -479,6 +492,7 @@ def search_schedule(
         expanded += 1
         if expanded > budget:
             return Result(None, False, expanded)
+        counted = None  # `Problem.counted` of this state, shared by its rearrangements
         for instruction, new_stack, new_done, same_words in problem.moves(stack, done):
             step = (cost_here[0] + 1, cost_here[1] + SIZES[instruction[0]])
             new_key = (new_stack, new_done)
@@ -491,7 +505,14 @@ def search_schedule(
                 left = problem.phase(new_done)
                 if (step[0] + left.instructions, step[1] + left.words) >= bound:
                     continue
-            h = h_here if reuse else problem.estimate(new_stack, new_done)
+            if reuse:
+                h = h_here
+            elif same_words:  # the same words in another order, the same nodes done
+                if counted is None:
+                    counted = problem.counted(stack, done)
+                h = problem.finish(new_stack, new_done, counted)
+            else:
+                h = problem.estimate(new_stack, new_done)
             f = (step[0] + h[0], step[1] + h[1])
             if bound is not None and f >= bound:
                 continue
