@@ -65,6 +65,7 @@ PAIRS = {
     "u32 check by split or and": ("dup 0 split pop 1 push 0 eq assert", "dup 0 dup 0 and pop 1"),
     "assert equal": ("eq assert", "push -1 mul add push 0 eq assert"),
     "inverse twice": ("invert invert", "dup 0 invert pop 1"),
+    "a word and 1 is 0 or 1": ("push 1 and push 1 eq", "push 1 and"),
     "asserted value": ("dup 0 push 1 eq assert push 1 swap 1 pop 1", "dup 0 push 1 eq assert"),
     "split after a u32 check": (
         "dup 0 dup 0 lt pop 1 split swap 1 pop 1",
@@ -133,3 +134,9 @@ def test_canonical_forms_need_no_error_bound():
 def test_entry_depth_can_be_raised():
     verdict = check_equivalent(parse("add"), parse("swap 1 add"), inputs=5)
     assert verdict.equivalent and verdict.entry_depth == 5
+
+
+def test_a_word_and_a_larger_mask_is_not_boolean():
+    # x and 1 is 0 or 1, so comparing it with 1 changes nothing; x and 3 may be 2 or 3
+    verdict = check_equivalent(parse("push 3 and push 1 eq"), parse("push 3 and"))
+    assert verdict.status == "different"

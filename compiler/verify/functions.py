@@ -336,7 +336,13 @@ def apply(table: TermTable, kind: str, parameters: tuple[int, ...], arguments) -
             return simplified
     if function.commutative:
         arguments = tuple(sorted(arguments, key=lambda argument: argument.serial))
-    return table.atom(kind, parameters, arguments, bound=function.bound, boolean=function.boolean)
+    bound, boolean = function.bound, function.boolean
+    if kind == "and":  # x and c <= c for a constant c: 0 or 1 when c = 1
+        masks = [constant for constant in constants if constant is not None]
+        if masks:
+            bound = min(bound, *masks)
+            boolean = bound == 1
+    return table.atom(kind, parameters, arguments, bound=bound, boolean=boolean)
 
 
 def parameter(table: TermTable, index: int, bound: int | None = None) -> Poly:
