@@ -16,7 +16,9 @@ The sections of the classical passes (docs/backend.md):
   no subroutine (compiler.lower.control; a select `skiz swap 1 pop 1` is one), and selects
   with a 0 arm computed as a product (compiler.tir.builder);
 * checks dropped -- `as_u32` checks that cannot fail by the bounds of mutable names, through
-  assignments and loops of a constant trip count (compiler.tir.flow_ranges).
+  assignments and loops of a constant trip count (compiler.tir.flow_ranges);
+* moves shortened -- runs of stack moves replaced by cheaper ones with the same effect
+  (compiler.optimize.shuffles), each as "before -> after".
 
 And at `-O2`, for the whole program:
 
@@ -117,6 +119,7 @@ SECTIONS: list[SectionKind] = [
     SectionKind("updated in place", _noted(("tir",), "updated in place")),
     SectionKind("laid out inline", _noted(("tir", "tasm-lowered"), "laid out inline")),
     SectionKind("checks dropped", _noted(("tir",), "checks dropped")),
+    SectionKind("moves shortened", _noted(("tir-opt",), "moves shortened")),
     SectionKind("search", _search),
 ]
 

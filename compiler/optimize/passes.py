@@ -23,11 +23,17 @@ def optimize_tir(program: Program, rules=TIR_RULES) -> Program:
     """Inline tiny functions, then apply the TIR rules and shorten runs of moves
     (compiler.optimize.shuffles)."""
     program = inline_small(program)
-    functions = [replace(f, body=optimize_ops(f.body, rules)) for f in program.functions]
+    functions = []
+    for f in program.functions:
+        shortened: list = []  # (section, text) notes: compiler.report's "moves shortened"
+        body = optimize_ops(f.body, rules, shortened)
+        functions.append(replace(f, body=body, notes=f.notes + tuple(shortened)))
     return Program(functions, program.entry, program.name, program.roots)
 
 
-def optimize_ops(ops, rules=TIR_RULES) -> list:
+def optimize_ops(ops, rules=TIR_RULES, notes: list | None = None) -> list:
+    """The TIR rules over each straight-line run of `ops`, then (with TIR_RULES) its runs
+    of moves shortened, each noted in `notes` when given."""
     result: list = []
     run: list = []
 
@@ -39,7 +45,7 @@ def optimize_ops(ops, rules=TIR_RULES) -> list:
             rewritten, _ = rewrite([Item(op.name, op.arg, op.origin) for op in ops], rules)
             if rules is TIR_RULES:
                 last = run[-1] if len(run) > 1 and isinstance(run[-1], Facts) else None
-                rewritten = shorten(rewritten, last.garbage if last is not None else ())
+                rewritten = shorten(rewritten, last.garbage if last is not None else (), notes)
             result.extend(run[:1] if isinstance(run[0], Facts) else [])
             result.extend(Op(pair[0], pair[1], origin_of(pair)) for pair in rewritten)
             result.extend(run[-1:] if len(run) > 1 and isinstance(run[-1], Facts) else [])
@@ -53,14 +59,15 @@ def optimize_ops(ops, rules=TIR_RULES) -> list:
         match op:
             case IfElse():
                 op = IfElse(
-                    tuple(optimize_ops(op.then, rules)), tuple(optimize_ops(op.otherwise, rules))
+                    tuple(optimize_ops(op.then, rules, notes)),
+                    tuple(optimize_ops(op.otherwise, rules, notes)),
                 )
             case IfOnly():
-                op = IfOnly(tuple(optimize_ops(op.then, rules)))
+                op = IfOnly(tuple(optimize_ops(op.then, rules, notes)))
             case Loop():
-                op = replace(op, body=tuple(optimize_ops(op.body, rules)))
+                op = replace(op, body=tuple(optimize_ops(op.body, rules, notes)))
             case ProofBlock():
-                op = ProofBlock(tuple(optimize_ops(op.body, rules)))
+                op = ProofBlock(tuple(optimize_ops(op.body, rules, notes)))
         result.append(op)
     flush()
     return result

@@ -35,10 +35,14 @@ LONGEST = 8  # longer runs are left alone (the search would rarely finish)
 _answers: dict[tuple, tuple | None] = {}
 
 
-def shorten(items: list, dont_care: tuple = ()) -> list:
+NOTE = "moves shortened"  # the section of `tri build --report` (compiler.report)
+
+
+def shorten(items: list, dont_care: tuple = (), notes: list | None = None) -> list:
     """`items` ((name, arg) TIR pairs of a straight-line run, with origins) with every run
     of moves replaced by a cheaper one where the scheduler finds it; `dont_care`: the
-    depths (0 = top) at the end of `items` whose words nobody reads again."""
+    depths (0 = top) at the end of `items` whose words nobody reads again.  Each
+    replacement is added to `notes` (when given) as (NOTE, "before -> after")."""
     result: list = []
     run: list = []
     for item in [*items, None]:
@@ -50,11 +54,17 @@ def shorten(items: list, dont_care: tuple = ()) -> list:
             better = cheaper_moves(moves, tuple(dont_care) if item is None else ())
             if better is not None:
                 run = inherit([(TIR_NAMES[name], arg) for name, arg in better], run)
+                if notes is not None:
+                    notes.append((NOTE, f"{_text(moves)} -> {_text(better)}"))
         result.extend(run)
         run = []
         if item is not None:
             result.append(item)
     return result
+
+
+def _text(moves) -> str:
+    return " ".join(f"{name} {argument}" for name, argument in moves) or "nothing"
 
 
 def forget() -> None:
