@@ -53,8 +53,10 @@ class Origin:
 
 
 def origin_of(instance, node) -> Origin:
-    """The construct `node` (a statement or expression of the function `instance`) is."""
-    path, span = instance.path, node.span
+    """The construct `node` (a statement or expression of the function `instance`) is,
+    where it was written: a node the inliner copied from another function says so
+    (`source_origin`, compiler.optimize.inliner)."""
+    path, span = getattr(node, "source_origin", None) or (instance.path, node.span)
     match node:
         case ast.Call():
             target = instance.calls.get(node)

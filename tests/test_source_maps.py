@@ -118,6 +118,41 @@ def test_an_assert_eq_with_1_quotes_both_values(tmp_path, capsys, level, engine)
     assert err.startswith(f"{path}:8:5: error[AssertionFailed]: assert.eq failed: 5 != 1")
 
 
+INLINED = """program inlined
+
+use vm.io.io
+use vm.core.assert
+
+fn check_small(x: Field) {
+    assert.eq(x, 3)
+}
+
+fn main() {
+    let x: Field = io.read()
+    check_small(x)
+    io.write(x)
+}
+"""
+
+
+@pytest.mark.parametrize("level", ["-O0", "-O1"])
+@pytest.mark.parametrize("engine", ["interp", "jit", "reference"])
+def test_a_failure_in_inlined_code_is_reported_where_it_is_written(
+    tmp_path, capsys, level, engine
+):
+    """At -O1 check_small is inlined into main: its failing assert.eq is still reported at
+    line 7, where it is written, as the evaluator and -O0 (a real call) report it."""
+    path = tmp_path / "inlined.tri"
+    path.write_text(INLINED)
+    code, out, _ = tri(capsys, "build", path, level, "--report")
+    assert ("inlined: inlined__check_small" in out) == (level == "-O1")
+    mode = ["--reference"] if engine == "reference" else ["--engine", engine, level]
+    code, _, err = tri(capsys, "run", path, "--input", "5", *mode)
+    assert code == 1
+    assert err.startswith(f"{path}:7:5: error[AssertionFailed]: assert.eq failed: 5 != 3")
+    assert " 7 |     assert.eq(x, 3)" in err
+
+
 @pytest.mark.parametrize("level", ["-O0", "-O1"])
 @pytest.mark.parametrize("engine", ["interp", "jit", "reference"])
 def test_a_bounded_overrun_is_reported_at_its_loop(tmp_path, capsys, level, engine):

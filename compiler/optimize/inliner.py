@@ -28,7 +28,8 @@ a `let` to a fresh name, evaluated where the call was (left to right, as a call 
 constants become names without a stack slot.  Every name of the callee's body is renamed
 (`x'3`) so that nothing it binds can capture a caller's name.  A callee whose body has a
 `return` before its last statement is never inlined.  Nodes copied from a callee carry the
-call's span.
+call's span, and where they were written as their `source_origin` (failures are reported
+there).
 
 Decisions are recorded per caller (`Inlined.decisions`), for `tri build --report`.  The
 reference evaluator never sees this pass: it runs the checked program as written.
@@ -232,6 +233,7 @@ class _Caller:
         inliner = self.inliner
         memo: dict = {}
         body = copy.deepcopy(callee.body, memo)
+        _keep_origins(body, callee.path)
         tables = {name: _copied(getattr(callee, name), memo) for name in TABLES}
         indexed = _indexed_parameters(callee)
         renamed = {name: inliner.name(name) for name in _bound_names(callee, body)}
@@ -437,6 +439,23 @@ def _vars(expr):
         yield expr
     for part in subexpressions(expr):
         yield from _vars(part)
+
+
+def _keep_origins(node, path: str) -> None:
+    """Note on every node of a copied callee body where it was written (`source_origin`:
+    its file and span, unless an earlier inlining noted it already), before `_respan`
+    gives it the call's span: a run-time failure in inlined code is reported at the
+    line that failed, as the reference evaluator and `-O0` report it
+    (compiler.sourcemap.origin_of)."""
+    if isinstance(node, list | tuple) and not isinstance(node, ast.Span):
+        for element in node:
+            _keep_origins(element, path)
+    elif _is_node(node):
+        if hasattr(node, "span") and getattr(node, "source_origin", None) is None:
+            node.source_origin = (path, node.span)
+        for name in node.__dataclass_fields__:
+            if name != "span":
+                _keep_origins(getattr(node, name), path)
 
 
 def _respan(node, span) -> None:
