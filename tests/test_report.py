@@ -118,5 +118,7 @@ def test_shortened_moves_are_reported(capsys):
     # storage.fill's loop entry: the frame sunk under five words, the guard on top
     storage = DEFAULT_LIBRARY / "io" / "storage.tri"
     rows = sections_of(tri(capsys, "build", str(storage), "--report")[1])
-    shortened = "pick 3 pick 2 push 0 push 0 push 0 push 0 pick 7 pick 5 -> dup 0 dup 3 dup 1 place 6 dup 3"
+    shortened = (
+        "pick 3 pick 2 push 0 push 0 push 0 push 0 pick 7 pick 5 -> dup 0 dup 3 dup 1 place 6 dup 3"
+    )
     assert any(shortened in line for line in rows["std_io_storage__fill"]), rows

@@ -79,8 +79,8 @@ def test_dont_care_slots_at_the_end_may_hold_anything():
     assert not same_effect(better, run) and same_effect(better, run, (0,))
     # only a run that ends the sequence may use them
     items = [("Swap", 1), ("Pop", 1), ("Add", None)]
-    assert [tuple(item) for item in shorten(items, (0,))] == items
-    assert [tuple(item) for item in shorten(items[:2], (0,))] == [("Pop", 1)]
+    assert [tuple(item) for item in shorten(items, dont_care=(0,))] == items
+    assert [tuple(item) for item in shorten(items[:2], dont_care=(0,))] == [("Pop", 1)]
 
 
 @settings(max_examples=60, deadline=None)

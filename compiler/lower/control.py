@@ -132,10 +132,8 @@ class _FunctionLowering:
         if block is None or in_place is None:
             return
         preceding = list(before) + items[:start]
-        cut = max(
-            (i for i, item in enumerate(preceding) if isinstance(item, Label) or item.name in CONTROL),
-            default=0,
-        )
+        breaks = [i for i, item in enumerate(preceding) if _breaks_run(item)]
+        cut = breaks[-1] if breaks else 0
         upto = next((i for i, item in enumerate(following) if isinstance(item, Label)), None)
         placed = in_place(block, items[start:], preceding[cut:], list(following[:upto]))
         items[start:] = stamp_block(placed, block)
@@ -265,14 +263,33 @@ def _test(op: Loop) -> list:
             Instr("return"),
         ]
     if op.kind == "down":
-        return [Instr("addi", P - 1), Instr("dup", 0), Instr("skiz"), Instr("recurse"), Instr("return")]
+        return [
+            Instr("addi", P - 1),
+            Instr("dup", 0),
+            Instr("skiz"),
+            Instr("recurse"),
+            Instr("return"),
+        ]
     step = [] if op.advanced else [Instr("addi", op.step % P)]
     if op.depth:  # frame [end v] at st6 st5: v += 1, then recurse unless v = end
         if step:
             step = [Instr("pick", op.depth), *step, Instr("place", op.depth)]
         return [*step, Instr("recurse_or_return")]
     end = Instr("push", op.end) if op.end is not None else Instr("dup", 2)
-    return [*step, Instr("dup", 0), end, Instr("eq"), Instr("skiz"), Instr("return"), Instr("recurse")]
+    return [
+        *step,
+        Instr("dup", 0),
+        end,
+        Instr("eq"),
+        Instr("skiz"),
+        Instr("return"),
+        Instr("recurse"),
+    ]
+
+
+def _breaks_run(item) -> bool:
+    """A label or control instruction: the peephole's runs end there."""
+    return isinstance(item, Label) or item.name in CONTROL
 
 
 def _test_cycles(op: Loop) -> int:

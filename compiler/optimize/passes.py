@@ -44,8 +44,11 @@ def optimize_ops(ops, rules=TIR_RULES, notes: list | None = None) -> list:
             ops = [op for op in run if not isinstance(op, Facts)]
             rewritten, _ = rewrite([Item(op.name, op.arg, op.origin) for op in ops], rules)
             if rules is TIR_RULES:
+                first = run[0] if isinstance(run[0], Facts) else None
                 last = run[-1] if len(run) > 1 and isinstance(run[-1], Facts) else None
-                rewritten = shorten(rewritten, last.garbage if last is not None else (), notes)
+                height = first.height if first is not None else 0
+                garbage = last.garbage if last is not None else ()
+                rewritten = shorten(rewritten, height, garbage, notes)
             result.extend(run[:1] if isinstance(run[0], Facts) else [])
             result.extend(Op(pair[0], pair[1], origin_of(pair)) for pair in rewritten)
             result.extend(run[-1:] if len(run) > 1 and isinstance(run[-1], Facts) else [])

@@ -52,7 +52,11 @@ TIR_RULES: tuple[Rule, ...] = (
         "read_io pushes the first word deepest",
         "a + b <= 5",
     ),
-    Rule("Push 1; And; Push 1; Eq", "Push 1; And", "a word and 1 is 0 or 1: comparing with 1 keeps it"),
+    Rule(
+        "Push 1; And; Push 1; Eq",
+        "Push 1; And",
+        "a word and 1 is 0 or 1: comparing with 1 keeps it",
+    ),
     Rule(
         "Push 1; Eq; Assert 1",
         "Assert 1",

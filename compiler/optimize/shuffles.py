@@ -5,57 +5,70 @@ the guard, sink the frame, fetch an operand -- and the rules of compiler.optimiz
 only see fixed patterns, so a run like `dup 0 swap 2 place 7 swap 1` stays where
 `pick 1 place 6 dup 0` does the same.  `shorten(items)` finds every maximal run of moves
 (`Dup`, `Swap`, `Pick`, `Place`, `Pop`, `Push` in TIR) in a straight-line sequence and
-asks the block scheduler (compiler.search.schedule; a run of moves is a block with
-nothing to compute) for the cheapest sequence that leaves the same stack, within a
-budget of expanded states.  A run that ends the straight-line sequence may leave
-anything in the slots the stack manager's last annotation calls garbage (`dont_care`,
-the `Facts` of compiler.tir.ops), as a block's contract allows at `-O2`.  A replacement is used only if no static figure one
-execution adds is larger (instructions, op-stack rows, program words) and one is
-smaller, and if running both on a stack of distinct symbols gives the same stack, but
-for the don't-care slots (`same_effect`): the proof, which needs nothing but the moves'
-definitions.
+asks the block scheduler (compiler.search.schedule, its complete move set; a run of
+moves is a block with nothing to compute) for the cheapest sequence that leaves the same
+stack, within a budget of expanded states.  A run that ends the straight-line sequence
+may leave anything in the slots the stack manager's last annotation calls garbage
+(`dont_care`, the `Facts` of compiler.tir.ops), as a block's contract allows at `-O2`;
+the first annotation's height says how many words the stack holds at least (16 below
+`main`'s), so a replacement may pop as deep as the VM allows there and no deeper.
 
-Runs and their answers are remembered (the same runs recur across functions).
-Deterministic: the scheduler breaks ties by insertion order and the budget counts
-states, never seconds.
+A replacement is used only if it is strictly cheaper in the static figures one execution
+adds (compiler.search.objective.strictly_cheaper) and the equivalence checker
+(compiler.verify) proves it equal to the run on every stack of at least that many words,
+but for the don't-care slots.  Runs and
+their answers are remembered (the same runs recur across functions).  Deterministic:
+the scheduler breaks ties by insertion order and the budget counts states, never seconds.
 """
 
 from __future__ import annotations
 
+from compiler.lower.blocks import BELOW_MAIN
 from compiler.optimize.engine import inherit
 from compiler.search.dag import DagError, build_dag
+from compiler.search.objective import strictly_cheaper
 from compiler.search.schedule import ScheduleError, cost, search_schedule
-from vm.cost import static_cost
+from compiler.tir.ops import Op as TirOp
+from compiler.verify import Assumptions, check_equivalent
+from vm.isa import BY_NAME
+from vm.tasm import Op
 
-MOVES = {"Dup": "dup", "Swap": "swap", "Pick": "pick", "Place": "place", "Pop": "pop", "Push": "push"}
+MOVES = {name: name.lower() for name in ("Dup", "Swap", "Pick", "Place", "Pop", "Push")}
 TIR_NAMES = {mnemonic: name for name, mnemonic in MOVES.items()}
 BUDGET = 250  # states the scheduler may expand per run
 LONGEST = 8  # longer runs are left alone (the search would rarely finish)
-
-_answers: dict[tuple, tuple | None] = {}
-
-
 NOTE = "moves shortened"  # the section of `tri build --report` (compiler.report)
+DEEP = BELOW_MAIN + 16  # stack words beyond which no run of moves can tell the difference
+
+_answers: dict[tuple, tuple | None] = {}  # (run, dont_care, depth) -> `cheaper_moves`
 
 
-def shorten(items: list, dont_care: tuple = (), notes: list | None = None) -> list:
+def shorten(
+    items: list, height: int = 0, dont_care: tuple = (), notes: list | None = None
+) -> list:
     """`items` ((name, arg) TIR pairs of a straight-line run, with origins) with every run
-    of moves replaced by a cheaper one where the scheduler finds it; `dont_care`: the
-    depths (0 = top) at the end of `items` whose words nobody reads again.  Each
-    replacement is added to `notes` (when given) as (NOTE, "before -> after")."""
+    of moves replaced by a cheaper one where the scheduler finds it.  `height`: the
+    function's words on the stack where `items` start (above the 16 below `main`'s);
+    `dont_care`: the depths (0 = top) at the end of `items` whose words nobody reads
+    again.  Each replacement is added to `notes` (when given) as (NOTE, "before -> after")."""
     result: list = []
     run: list = []
+    depth = BELOW_MAIN + height  # stack words at the start of `run`
     for item in [*items, None]:
         if item is not None and item[0] in MOVES:
             run.append(item)
             continue
         if len(run) >= 2:
             moves = tuple((MOVES[name], arg) for name, arg in run)
-            better = cheaper_moves(moves, tuple(dont_care) if item is None else ())
+            ending = tuple(dont_care) if item is None else ()
+            better = cheaper_moves(moves, ending, depth)
             if better is not None:
                 run = inherit([(TIR_NAMES[name], arg) for name, arg in better], run)
                 if notes is not None:
                     notes.append((NOTE, f"{_text(moves)} -> {_text(better)}"))
+        for name, argument in [*run, *([item] if item is not None else [])]:
+            consumed, produced = TirOp(name, argument).effect()
+            depth += produced - consumed
         result.extend(run)
         run = []
         if item is not None:
@@ -72,10 +85,12 @@ def forget() -> None:
     _answers.clear()
 
 
-def cheaper_moves(run: tuple, dont_care: tuple = ()) -> tuple | None:
-    """A sequence of TASM moves strictly cheaper than `run` with its effect, but for the
-    exit depths `dont_care` (0 = top), or None."""
-    key = (run, dont_care)
+def cheaper_moves(run: tuple, dont_care: tuple = (), depth: int = BELOW_MAIN) -> tuple | None:
+    """A sequence of TASM moves strictly cheaper than `run`, proven to have its effect but
+    for the exit depths `dont_care` (0 = top) on every stack of at least `depth` words, or
+    None."""
+    depth = max(BELOW_MAIN, min(depth, DEEP))
+    key = (run, dont_care, depth)
     if key in _answers:
         return _answers[key]
     answer = None
@@ -87,63 +102,22 @@ def cheaper_moves(run: tuple, dont_care: tuple = ()) -> tuple | None:
             found = None
         if found is not None and found.instructions is not None:
             candidate = tuple(tuple(pair) for pair in found.instructions)
-            if _strictly_cheaper(candidate, run) and same_effect(candidate, run, dont_care):
+            if strictly_cheaper(candidate, run) and same_effect(candidate, run, dont_care, depth):
                 answer = candidate
     _answers[key] = answer
     return answer
 
 
-def _figures(moves) -> tuple[int, int, int]:
-    figures = static_cost(moves)
-    return figures.processor, figures.op_stack, figures.program_words
+def same_effect(first, second, dont_care: tuple = (), depth: int = BELOW_MAIN) -> bool:
+    """Whether the checker proves two sequences of TASM moves equal (failing alike) from
+    every stack of at least `depth` words, but for the exit depths `dont_care`."""
+    assumptions = Assumptions(minimum_depth=depth, dont_care=dont_care)
+    verdict = check_equivalent(_program(first), _program(second), assumptions=assumptions)
+    return verdict.equivalent
 
 
-def _strictly_cheaper(candidate, run) -> bool:
-    after, before = _figures(candidate), _figures(run)
-    return all(a <= b for a, b in zip(after, before)) and after != before
-
-
-def same_effect(first, second, dont_care: tuple = ()) -> bool:
-    """Whether two sequences of TASM moves leave the same stack from any stack, but for
-    the exit depths `dont_care`: run on symbols for the deepest slot either reaches, they
-    must give stacks of one height with the same symbol in every other slot."""
-    depth = max(_reach(first), _reach(second))
-    one, other = _simulate(first, depth), _simulate(second, depth)
-    if len(one) != len(other):
-        return False
-    cared = [index for index in range(len(one)) if len(one) - 1 - index not in dont_care]
-    return all(one[index] == other[index] for index in cared)
-
-
-def _reach(moves) -> int:
-    """How many entry words `moves` may touch."""
-    height = reach = 0
-    for name, argument in moves:
-        if name in ("dup", "swap", "pick", "place"):
-            reach = max(reach, argument + 1 - height)
-        if name == "pop":
-            reach = max(reach, argument - height)
-        height += {"dup": 1, "push": 1, "pop": -(argument or 0)}.get(name, 0)
-    return reach
-
-
-def _simulate(moves, depth: int) -> list:
-    stack: list = [("entry", index) for index in range(depth)]  # bottom -> top
-    for name, argument in moves:
-        if name == "dup":
-            stack.append(stack[-1 - argument])
-        elif name == "swap":
-            stack[-1], stack[-1 - argument] = stack[-1 - argument], stack[-1]
-        elif name == "pick":
-            stack.append(stack.pop(len(stack) - 1 - argument))
-        elif name == "place":
-            top = stack.pop()
-            stack.insert(len(stack) - argument, top)
-        elif name == "pop":
-            del stack[len(stack) - argument :]
-        else:
-            stack.append(("constant", argument))
-    return stack
+def _program(moves) -> list[Op]:
+    return [Op(BY_NAME[name], argument) for name, argument in moves]
 
 
 __all__ = ["shorten", "cheaper_moves", "same_effect", "forget"]

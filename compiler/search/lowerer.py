@@ -46,11 +46,11 @@ from compiler.optimize.rules import TASM_RULES
 from compiler.search.cache import FUNNEL_FIELDS, Decision, DecisionCache
 from compiler.search.dag import DagError, build_dag
 from compiler.search.moves import PolicyDeclined
+from compiler.search.objective import strictly_cheaper
 from compiler.search.schedule import ScheduleError, cost, search_schedule
 from compiler.search.windows import windowed_schedule
 from compiler.superopt import database
 from compiler.verify import check_equivalent
-from vm.cost import static_cost
 from vm.isa import instruction_set
 from vm.tasm import Op
 
@@ -100,21 +100,9 @@ def o2_rules() -> tuple:
     return TASM_RULES + database.rules()
 
 
-def _figures(instructions) -> tuple[int, int, int]:
-    """(instructions, op-stack rows, program words) one execution adds."""
-    cost = static_cost(instructions)
-    return cost.processor, cost.op_stack, cost.program_words
-
-
 def _peephole(items: list) -> list:
     """The instructions the program-level peephole makes of `items`."""
     return [item for item in optimize_items(items) if isinstance(item, Instr)]
-
-
-def _strictly_cheaper(candidate, baseline) -> bool:
-    """No static figure worse, at least one better (compiler.search.cache.COST_CONTEXT)."""
-    after, before = _figures(candidate), _figures(baseline)
-    return all(a <= b for a, b in zip(after, before)) and after != before
 
 
 ENVIRONMENT = "environment"  # SearchLowerer(cache=...): the cache `$TRI_CACHE` names
@@ -187,7 +175,7 @@ class SearchLowerer:
         mine = _peephole([*preceding, *chosen, *following])
         theirs = _peephole([*preceding, *baseline, *following])
         self.funnel.seconds += time.process_time() - start
-        if _strictly_cheaper(mine, theirs):
+        if strictly_cheaper(mine, theirs):
             return chosen
         self.funnel.applied -= 1
         self.funnel.displaced += 1
@@ -249,7 +237,7 @@ class SearchLowerer:
         verdict = check_equivalent(
             self.program(baseline), candidate, assumptions=contract.assumptions()
         )
-        return verdict.equivalent and _strictly_cheaper(chosen, baseline)
+        return verdict.equivalent and strictly_cheaper(chosen, baseline)
 
     def decide(self, block: Block, baseline: list) -> Decision:
         """Search the block and check the candidate (see the module docstring)."""
@@ -269,7 +257,7 @@ class SearchLowerer:
             )
             if verdict.equivalent:
                 funnel.verified += 1
-                if _strictly_cheaper(schedule, baseline):
+                if strictly_cheaper(schedule, baseline):
                     funnel.cheaper += 1
                     funnel.applied += 1
                     chosen = schedule
@@ -337,7 +325,7 @@ class SearchLowerer:
         for result in results:
             funnel.expanded += result.expanded
             # no figure worse than the best so far: what -O2 would emit is never lost
-            if result.instructions is not None and _strictly_cheaper(result.instructions, best):
+            if result.instructions is not None and strictly_cheaper(result.instructions, best):
                 best = result.instructions
         funnel.model += best is not found
         return best

@@ -6,6 +6,9 @@ lexicographically: the padded height, then the tallest table, then processor cyc
 then program size in words.  The power-of-two cliff applies to the whole program, never
 to a fragment.
 
+For code compared piece by piece (a block, a run of moves), `strictly_cheaper` compares the
+static figures one execution adds: no figure worse, at least one better.
+
 With runs, the heights are the runs' own (`vm.tables.heights`): the largest padded
 height and tallest table over the runs, the cycles summed.  Without runs (a module
 with no inputs) every instruction counts once: processor and jump-stack rows are the
@@ -52,3 +55,15 @@ def objective(program: Program, runs=None) -> Objective:
         cycles=cycles,
         words=program.length,
     )
+
+
+def static_figures(instructions) -> tuple[int, int, int]:
+    """(instructions, op-stack rows, program words) one execution of `instructions` adds."""
+    cost = static_cost(instructions)
+    return cost.processor, cost.op_stack, cost.program_words
+
+
+def strictly_cheaper(candidate, baseline) -> bool:
+    """No static figure worse, at least one better (compiler.search.cache.COST_CONTEXT)."""
+    after, before = static_figures(candidate), static_figures(baseline)
+    return all(a <= b for a, b in zip(after, before)) and after != before
