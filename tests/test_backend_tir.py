@@ -364,3 +364,40 @@ def test_a_branch_tests_a_u32_or_a_bit_without_comparing_it():
     for base, exponent in ((3, 4), (P - 1, 2**32 - 1), (7, 0), (2, 63)):
         run = call_on_vm(compiled.text, "__power", [(base,), (exponent,)], [], [], [], {})
         assert run.error is None and run.stack[16:] == [pow(base, exponent, P)]
+
+
+class _Forgetful(dict):
+    """A memo that never remembers."""
+
+    def __setitem__(self, key, value) -> None:
+        pass
+
+
+def test_remembered_loop_layouts_change_nothing(monkeypatch):
+    """An enclosing loop builds its body several times, and each build searches its inner
+    loops' layouts again unless the choice is remembered (compiler.tir.loops
+    `cheapest_layout`).  The memo is used in std.nn.tensor, and the module's code is the
+    same byte for byte with it and without it."""
+    from compiler.tir import loops
+
+    path = DEFAULT_LIBRARY / "nn" / "tensor.tri"
+    hits = []
+    remembered = loops.LoopBuilder.remembered_layout
+
+    def counted(self, *arguments):
+        hits.append(1)
+        return remembered(self, *arguments)
+
+    monkeypatch.setattr(loops.LoopBuilder, "remembered_layout", counted)
+    with_memo = compile_program(check(load_project(path))).text
+    assert len(hits) > 10
+    searched = loops.LoopBuilder.cheapest_layout
+
+    def forgetting(self, *arguments):
+        self.layouts = _Forgetful()
+        return searched(self, *arguments)
+
+    monkeypatch.setattr(loops.LoopBuilder, "cheapest_layout", forgetting)
+    hits.clear()
+    assert compile_program(check(load_project(path))).text == with_memo
+    assert not hits

@@ -245,3 +245,48 @@ def test_folded_builtins_match_the_evaluator(name):
 
 def test_stateful_builtins_never_fold():
     assert not constants.FOLDED & {name for name, b in BUILTINS.items() if b.touches_state}
+
+
+def _shape(value):
+    """A syntax tree as nested plain data (node types and fields), for comparison."""
+    if type(value) in (list, tuple):
+        return [type(value).__name__, *(_shape(item) for item in value)]
+    if type(value) in ast._NODE_TYPES:
+        return [type(value).__name__, *((k, _shape(v)) for k, v in vars(value).items())]
+    return value
+
+
+def test_copy_tree_copies_like_deepcopy():
+    """The inliner's copier (ast.copy_tree): every stdlib function body copied equal to the
+    original, no node shared with it, and the memo maps every original node to its copy
+    (the inliner re-keys its tables through it)."""
+    import copy
+
+    from compiler.check.resolve import DEFAULT_LIBRARY, Resolver
+
+    bodies = []
+    for path in sorted(DEFAULT_LIBRARY.rglob("*.tri")):
+        for instance in check(load_project(path, Resolver())).instances.values():
+            if instance.body is not None:
+                bodies.append(instance.body)
+    assert len(bodies) > 100
+    for body in bodies:
+        memo: dict = {}
+        copied = ast.copy_tree(body, memo)
+        assert _shape(copied) == _shape(body) == _shape(copy.deepcopy(body))
+        originals = {id(node) for node in _nodes(body)}
+        copies = _nodes(copied)
+        assert originals == set(memo) and not originals & {id(node) for node in copies}
+        assert {id(memo[key]) for key in originals} == {id(node) for node in copies}
+
+
+def _nodes(value) -> list:
+    found = []
+    if type(value) in (list, tuple):
+        for item in value:
+            found.extend(_nodes(item))
+    elif type(value) in ast._NODE_TYPES:
+        found.append(value)
+        for item in vars(value).values():
+            found.extend(_nodes(item))
+    return found

@@ -10,7 +10,7 @@ of u32 entries and the set of Tip5 permutation inputs are all that
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 from itertools import repeat
@@ -95,8 +95,12 @@ def initial_machine(
     secret_input: Iterable[int] = (),
     secret_digests: Iterable[Iterable[int]] = (),
     ram: Mapping[int, int] | RamImage | None = None,
+    digest: Sequence[int] | None = None,
 ) -> Machine:
-    """The machine at the start of a run; `ram` is a mapping or a `vm.ram.RamImage`."""
+    """The machine at the start of a run; `ram` is a mapping or a `vm.ram.RamImage`.
+    `digest`: the five words under the stack (default: the program's digest, as the VM
+    starts; a caller that sets the whole stack itself passes anything and saves the
+    hash)."""
     digests = [tuple(_words(digest)) for digest in secret_digests]
     if any(len(digest) != 5 for digest in digests):
         raise ValueError("a secret digest has exactly 5 words")
@@ -107,7 +111,7 @@ def initial_machine(
         memory = dict(zip(_words(ram.keys()), _words(ram.values())))
     return Machine(
         program=program,
-        stack=[*reversed(program.digest), *([0] * 11)],
+        stack=[*reversed(program.digest if digest is None else digest), *([0] * 11)],
         ram=memory,
         public_input=deque(_words(public_input)),
         secret_input=deque(_words(secret_input)),

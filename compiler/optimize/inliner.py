@@ -37,7 +37,6 @@ reference evaluator never sees this pass: it runs the checked program as written
 
 from __future__ import annotations
 
-import copy
 from collections import Counter
 from dataclasses import dataclass, field, replace
 
@@ -150,8 +149,10 @@ class _Caller:
 
     def rewrite(self):
         instance = self.instance
+        if not any(isinstance(target, str) for target in instance.calls.values()):
+            return instance  # no call to a function of the program: nothing to rewrite
         memo: dict = {}
-        self.body = copy.deepcopy(instance.body, memo)
+        self.body = ast.copy_tree(instance.body, memo)
         self.tables = {name: _copied(getattr(instance, name), memo) for name in TABLES}
         self.constants = _known_constants(self.copy_instance())
         for statement in list(statements(self.body)):
@@ -232,7 +233,7 @@ class _Caller:
         """The callee's body in place of `call` (its arguments bound as described above)."""
         inliner = self.inliner
         memo: dict = {}
-        body = copy.deepcopy(callee.body, memo)
+        body = ast.copy_tree(callee.body, memo)
         _keep_origins(body, callee.path)
         tables = {name: _copied(getattr(callee, name), memo) for name in TABLES}
         indexed = _indexed_parameters(callee)
@@ -498,7 +499,7 @@ def _known_constants(instance) -> dict:
 def _specialized(callee, constants):
     """A copy of `callee` whose body first binds the parameters `constants` to their values."""
     memo: dict = {}
-    body = copy.deepcopy(callee.body, memo)
+    body = ast.copy_tree(callee.body, memo)
     tables = {name: _copied(getattr(callee, name), memo) for name in TABLES}
     bound = dict(constants)
     lets = []

@@ -41,6 +41,7 @@ NOTE = "moves shortened"  # the section of `tri build --report` (compiler.report
 DEEP = BELOW_MAIN + 16  # stack words beyond which no run of moves can tell the difference
 
 _answers: dict[tuple, tuple | None] = {}  # (run, dont_care, depth) -> `cheaper_moves`
+_candidates: dict[tuple, tuple | None] = {}  # (run, dont_care) -> `_searched`
 
 
 def shorten(
@@ -83,6 +84,7 @@ def _text(moves) -> str:
 def forget() -> None:
     """Drop the remembered answers (to time a build from scratch)."""
     _answers.clear()
+    _candidates.clear()
 
 
 def cheaper_moves(run: tuple, dont_care: tuple = (), depth: int = BELOW_MAIN) -> tuple | None:
@@ -93,19 +95,32 @@ def cheaper_moves(run: tuple, dont_care: tuple = (), depth: int = BELOW_MAIN) ->
     key = (run, dont_care, depth)
     if key in _answers:
         return _answers[key]
+    candidate = _searched(run, dont_care)
     answer = None
-    if len(run) <= LONGEST:
-        try:
-            dag = build_dag(list(run), dont_care)
-            found = search_schedule(dag, BUDGET, cost(run), complete=True)
-        except (DagError, ScheduleError):
-            found = None
-        if found is not None and found.instructions is not None:
-            candidate = tuple(tuple(pair) for pair in found.instructions)
-            if strictly_cheaper(candidate, run) and same_effect(candidate, run, dont_care, depth):
-                answer = candidate
+    if candidate is not None and same_effect(candidate, run, dont_care, depth):
+        answer = candidate
     _answers[key] = answer
     return answer
+
+
+def _searched(run: tuple, dont_care: tuple) -> tuple | None:
+    """The scheduler's strictly cheaper sequence for `run` (not yet proven), or None; the
+    search does not depend on the depth, so it runs once for every depth."""
+    key = (run, dont_care)
+    if key not in _candidates:
+        candidate = None
+        if len(run) <= LONGEST:
+            try:
+                dag = build_dag(list(run), dont_care)
+                found = search_schedule(dag, BUDGET, cost(run), complete=True)
+            except (DagError, ScheduleError):
+                found = None
+            if found is not None and found.instructions is not None:
+                candidate = tuple(tuple(pair) for pair in found.instructions)
+                if not strictly_cheaper(candidate, run):
+                    candidate = None
+        _candidates[key] = candidate
+    return _candidates[key]
 
 
 def same_effect(first, second, dont_care: tuple = (), depth: int = BELOW_MAIN) -> bool:

@@ -375,3 +375,36 @@ class SourceFile:
     span: Span = NO_SPAN
     name_span: Span = NO_SPAN
     comments: list[tuple[int, str]] = field(default_factory=list)  # (line, text)
+
+
+def copy_tree(value, memo: dict):
+    """A deep copy of a syntax tree (what `copy.deepcopy` gives, several times faster):
+    every node copied once, `memo` mapping each original node's id to its copy; lists,
+    dicts, sets and plain tuples rebuilt; spans, names, numbers and other immutable leaves
+    shared (sets copied)."""
+    kind = type(value)
+    if kind is list:
+        return [copy_tree(item, memo) for item in value]
+    if kind is tuple:
+        return tuple(copy_tree(item, memo) for item in value)
+    if kind is dict:
+        return {key: copy_tree(item, memo) for key, item in value.items()}
+    if kind is set:
+        return {copy_tree(item, memo) for item in value}
+    if kind in _NODE_TYPES:
+        copied = memo.get(id(value))
+        if copied is None:
+            copied = object.__new__(kind)
+            memo[id(value)] = copied
+            copied.__dict__.update(
+                {name: copy_tree(item, memo) for name, item in value.__dict__.items()}
+            )
+        return copied
+    return value
+
+
+_NODE_TYPES = frozenset(
+    value
+    for value in list(globals().values())
+    if isinstance(value, type) and hasattr(value, "__dataclass_fields__")
+)

@@ -157,6 +157,7 @@ class FunctionBuilder(
         self.protected: set = set()  # values whose reads copy (an update in progress)
         self.notes: list[tuple[str, str]] = []  # (report section, what), `tri build --report`
         self.loop_frames: dict = {}  # For -> its frame's Values (the last build's)
+        self.layouts: dict = {}  # an innermost loop's first build -> its layout (tir/loops.py)
         self.pointer_plans: dict = {}  # (For, enclosing addresses) -> its PointerPlan or None
         self.pointer_sites: dict = {}  # address -> (For, difference Value), pointer loops
         self.pointer_aliases: set = set()  # names for a pointer loop's variable: no slot

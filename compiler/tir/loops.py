@@ -133,7 +133,9 @@ class LoopBuilder:
         if stack.spills > spills and sink:
             body, sink = build(sink=False), False  # the frame under five words crowds the body
         if stack.spills == spills and not self.measuring and not has_loop(statement.body):
-            body = self.cheapest_layout(kind, body, build, cost, spills, sink)
+            code = (repr(before.slots), repr(sorted(map(repr, before.in_ram))), repr(body))
+            key = (statement, kind, sink, *code, repr(stack.ops[start:]))
+            body = self.cheapest_layout(kind, body, build, cost, spills, sink, key)
         if stack.spills > spills and not self.measuring:
             # the body needs room: spill, once before the loop, some of what it does not
             # use (least recently used first), then what it only reads (widest first);
@@ -220,12 +222,23 @@ class LoopBuilder:
         self.loop_natural = natural if same else None
         return body
 
-    def cheapest_layout(self, kind, body, build, cost, spills: int, sink: bool) -> list:
+    def cheapest_layout(self, kind, body, build, cost, spills: int, sink: bool, key) -> list:
         """An innermost loop, built with its frame on top and sunk (a down loop's; an up
         loop's stays where `sink_frame`'s rule put it), each with the carried values in
         their order and in the order the body leaves them;
         the cheapest by `cost` is built last and returned.  The first build, `body`
-        (`sink`, in order), is already done."""
+        (`sink`, in order), is already done.  An enclosing loop builds its body several
+        times (compiler.tir.loops.loop's spill choices), so the winner is remembered under
+        `key` (the loop, its first build and everything emitted before it) and built
+        straight away when the same first build comes again; a remembered choice that no
+        longer fits (it spills) is searched again.  Every layout is a correct build of
+        the loop, so the memo can only decide between correct ones."""
+        remembered = self.layouts.get(key)
+        if remembered is not None:
+            rebuilt = self.remembered_layout(body, build, spills, sink, remembered)
+            if rebuilt is not None:
+                return rebuilt
+            body = build(sink)
         stack = self.stack
         best = (cost(body), sink, None)
         done = {(sink, None)}
@@ -245,7 +258,23 @@ class LoopBuilder:
                 best = (cost_of, *choice)
             if choice[1] is None and self.loop_natural is not None:
                 waiting.append((choice[0], tuple(self.loop_natural)))
+        self.layouts[key] = (best[1], best[2] is not None)
         return body if last == best[1:] else build(*best[1:])
+
+    def remembered_layout(self, body, build, spills: int, sink: bool, choice) -> list | None:
+        """Build the remembered `choice` (sink, in the order the body leaves the carried
+        values) from the first build `body`; None when it no longer applies."""
+        chosen_sink, natural = choice
+        if chosen_sink != sink:
+            body = build(chosen_sink)
+        if natural:
+            if self.loop_natural is None:
+                return None
+            body = build(chosen_sink, tuple(self.loop_natural))
+        if choice != (sink, False):
+            if self.stack.spills > spills or (chosen_sink and not self.loop_depth):
+                return None
+        return body
 
     def expected_iterations(self, statement) -> int:
         """The trip count when it is a constant, else the bound (at most 16; 8 without)."""

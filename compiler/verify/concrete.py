@@ -343,7 +343,7 @@ class BlockRunner:
     def __init__(self, program: Program):
         self.program = program
         self.memory = _Memory(None)
-        self.machine = initial_machine(program)
+        self.machine = initial_machine(program, digest=(0,) * 5)  # `run` sets the stack
         self.machine.ram = self.memory
         self.machine.permutation_inputs = _Multiset()
         self.steps = step_functions(self.machine)
