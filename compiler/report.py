@@ -15,6 +15,8 @@ The sections of the classical passes (docs/backend.md):
 * laid out inline -- branch arms of one instruction lowered right after their `skiz`, with
   no subroutine (compiler.lower.control; a select `skiz swap 1 pop 1` is one), and selects
   with a 0 arm computed as a product (compiler.tir.builder);
+* memory grouped -- neighbouring reads or writes of RAM at one base address done with one
+  `read_mem`/`write_mem` per five words (compiler.tir.memory_groups);
 * checks dropped -- `as_u32` checks that cannot fail by the bounds of mutable names, through
   assignments and loops of a constant trip count (compiler.tir.flow_ranges);
 * moves shortened -- runs of stack moves replaced by cheaper ones with the same effect
@@ -118,6 +120,7 @@ SECTIONS: list[SectionKind] = [
     SectionKind("specialized", _specialized),
     SectionKind("updated in place", _noted(("tir",), "updated in place")),
     SectionKind("laid out inline", _noted(("tir", "tasm-lowered"), "laid out inline")),
+    SectionKind("memory grouped", _noted(("tir",), "memory grouped")),
     SectionKind("checks dropped", _noted(("tir",), "checks dropped")),
     SectionKind("moves shortened", _noted(("tir-opt",), "moves shortened")),
     SectionKind("search", _search),

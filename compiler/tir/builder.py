@@ -41,6 +41,7 @@ from compiler.tir.facts import u32_invariant_holds, u32_positions
 from compiler.tir.flow_ranges import FlowBuilder
 from compiler.tir.liveness import Order, analyze, effect_free_instances
 from compiler.tir.loops import LoopBuilder
+from compiler.tir.memory_groups import MemoryGroupBuilder
 from compiler.tir.ops import Facts, Function, IfElse, IfOnly, Op, Program
 from compiler.tir.pointer_loops import PointerLoopBuilder
 from compiler.tir.ranges import bound, bounds, speculable
@@ -122,7 +123,12 @@ class _Return:
 
 
 class FunctionBuilder(
-    ExpressionBuilder, LoopBuilder, PointerLoopBuilder, UpdateBuilder, FlowBuilder
+    ExpressionBuilder,
+    LoopBuilder,
+    PointerLoopBuilder,
+    UpdateBuilder,
+    FlowBuilder,
+    MemoryGroupBuilder,
 ):
     def __init__(
         self, checked, instance, pure, allocator: Allocator, trust_u32=False, measuring=False
@@ -257,13 +263,22 @@ class FunctionBuilder(
         """Compile a statement list; `mode` "value" leaves the block's value on top,
         "ret" assigns it to the early-return value, None drops it."""
         result = None
-        for index, statement in enumerate(statements):
+        index = 0
+        while index < len(statements):
+            statement = statements[index]
             last = index == len(statements) - 1
             self.position = self.analysis.numbers[statement]
             self.kill_dead(self.analysis.live_before[statement])
+            group = self.memory_group(statements, index)
+            if group is not None:  # compiler/tir/memory_groups.py
+                self.statement(group, None)
+                index += len(group)
+                result = None
+                continue
             result = self.statement(statement, mode if last else None)
             if self.early is not None and not last and contains_return(statement):
                 return self.guarded(statements[index + 1 :], mode)
+            index += 1
         return result
 
     def distance(self, value: Value) -> int:
@@ -293,8 +308,14 @@ class FunctionBuilder(
         """Compile one statement; the ops it emits carry its origin (compiler.sourcemap)."""
         stack = self.stack
         outer = stack.origin
-        stack.origin = origin_of(self.instance, statement)
+        if isinstance(statement, list):  # a memory group: its first statement's origin
+            stack.origin = origin_of(self.instance, statement[0].statement)
+        else:
+            stack.origin = origin_of(self.instance, statement)
         try:
+            if isinstance(statement, list):
+                group = statement
+                return self.read_group(group) if group[0].reading else self.write_group(group)
             return self.compile_with_flow(statement, mode)
         finally:
             stack.origin = outer
