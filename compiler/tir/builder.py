@@ -44,6 +44,7 @@ from compiler.tir.loops import LoopBuilder
 from compiler.tir.memory_groups import MemoryGroupBuilder
 from compiler.tir.ops import Facts, Function, IfElse, IfOnly, Op, Program
 from compiler.tir.pointer_loops import PointerLoopBuilder
+from compiler.tir.select_pairs import SelectPairBuilder
 from compiler.tir.ranges import bound, bounds, speculable
 from compiler.tir.stack import Allocator, CompileLimit, Layout, Stack, Value
 from compiler.tir.updates import UpdateBuilder, variables
@@ -129,6 +130,7 @@ class FunctionBuilder(
     UpdateBuilder,
     FlowBuilder,
     MemoryGroupBuilder,
+    SelectPairBuilder,
 ):
     def __init__(
         self, checked, instance, pure, allocator: Allocator, trust_u32=False, measuring=False

@@ -206,7 +206,12 @@ class ExpressionBuilder:
 
     def operands(self, parts: list) -> int:
         """Evaluate operands in order onto the stack; a leading run of moved places that
-        already sit on top, in order, costs nothing.  Returns the total width."""
+        already sit on top, in order, costs nothing.  Returns the total width.  Two selects
+        on one condition are one comparison and a swap (compiler/tir/select_pairs.py)."""
+        if len(parts) == 2:
+            paired = self.select_pair(*parts)
+            if paired is not None:
+                return paired
         stack = self.stack
         places = []
         for part in parts:
