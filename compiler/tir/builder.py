@@ -541,6 +541,15 @@ class FunctionBuilder(
         stack.arrange(keys)
         if zero is not None:
             return self.select_by_product(statement, zero, moved, condition)
+        self.conditional_swap(moved, condition)
+        stack.emit(Op("Pop", 1))
+        stack.slots.pop()
+        return stack.adopt(1, "select")
+
+    def conditional_swap(self, moved: list, condition: Value) -> None:
+        """[x y condition] on top (`moved`: the variables x and y were moved from) become
+        two new words, swapped when the condition is not 0: `skiz swap 1`."""
+        stack = self.stack
         chosen = [stack.new_temp(1, "arm").key(0) for _ in range(2)]
         stack.slots[-3:-1] = chosen
         for value in moved:
@@ -551,9 +560,6 @@ class FunctionBuilder(
         stack.note(top=1)
         stack.emit(IfOnly((stack.facts(), Op("Swap", 1), stack.facts(swapped))))
         stack.note()
-        stack.emit(Op("Pop", 1))
-        stack.slots.pop()
-        return stack.adopt(1, "select")
 
     def zero_arm(self, statement: ast.If) -> ast.Block | None:
         """The arm of a select whose value is the constant 0 when the other is kept by a

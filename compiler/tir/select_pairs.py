@@ -26,7 +26,6 @@ from compiler.builtins import Builtin
 from compiler.check.bodies import LocalRef
 from compiler.check.types import width
 from compiler.syntax import ast
-from compiler.tir.ops import IfOnly, Op
 
 COMPARISONS = ("<", "==")
 
@@ -57,16 +56,7 @@ class SelectPairBuilder:
         for value in moved:
             stack.touch(value)
         stack.arrange(keys)
-        chosen = [stack.new_temp(1, "arm").key(0) for _ in range(2)]
-        stack.slots[-3:-1] = chosen
-        for value in moved:
-            stack.kill(value)
-        stack.kill(condition)
-        stack.slots.pop()
-        swapped = [*stack.slots[:-2], stack.slots[-1], stack.slots[-2]]
-        stack.note(top=1)
-        stack.emit(IfOnly((stack.facts(), Op("Swap", 1), stack.facts(swapped))))
-        stack.note()
+        self.conditional_swap(moved, condition)
         stack.adopt(2, "pair")
         self.notes.append(("laid out inline", "a select pair: one comparison, a swap"))
         return 2
