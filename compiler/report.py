@@ -13,8 +13,9 @@ The sections of the classical passes (docs/backend.md):
 * specialized -- calls of a copy of the callee bound to constant arguments (the same);
 * updated in place -- literals built in a dead value's slots (compiler.tir.updates);
 * laid out inline -- branch arms of one instruction lowered right after their `skiz`, with
-  no subroutine (compiler.lower.control; a select `skiz swap 1 pop 1` is one), and selects
-  with a 0 arm computed as a product (compiler.tir.builder);
+  no subroutine (compiler.lower.control; a select `skiz swap 1 pop 1` is one), selects
+  with a 0 arm computed as a product (compiler.tir.builder), and select pairs, two selects
+  on one comparison made with one comparison and a swap (compiler.tir.select_pairs);
 * memory grouped -- neighbouring reads or writes of RAM at one base address done with one
   `read_mem`/`write_mem` per five words (compiler.tir.memory_groups);
 * checks dropped -- `as_u32` checks that cannot fail by the bounds of mutable names, through
