@@ -172,6 +172,7 @@ class FunctionBuilder(
         self.pointer_fused: dict = {}  # address -> (For, base): accessed with its pointer
         self.advanced_pointers: dict = {}  # (For, base) -> the Value of a pointer advanced
         self.carried_pointers: dict = {}  # (For, base) -> a pointer the loop carries
+        self.loop_plans: dict = {}  # For -> its PointerPlan, while a pointer loop is built
         self.loop_pointers: dict = {}  # For -> its pointers' bases, the frame's first
         self.loop_advanced = False  # the last loop body built advanced its pointer itself
         self.loop_step = 1  # what the next loop's test adds to its variable (a pointer's)

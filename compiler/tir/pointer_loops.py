@@ -9,14 +9,14 @@ base a difference C - B.  A pointer's last access moves it through `read_mem 1`
 until the end of the body it is its `advanced` value (addresses after it read it
 less 1), then the pointer again; the frame's pointer advanced that way spares the
 loop's test its `addi 1` (`Loop.advanced`), a carried one not advanced that way
-(spilled) is advanced at the end of the body.
+(spilled, or walking by a stride k: `base + i * k`) is advanced at the end of the body.
 """
 
 from __future__ import annotations
 
 from compiler.syntax import ast
 from compiler.tir.ops import Op
-from compiler.tir.pointers import PointerPlan, pointer_plan
+from compiler.tir.pointers import PointerPlan, pointer_plan, strided
 from compiler.tir.stack import Value
 from vm.field import P
 
@@ -34,10 +34,12 @@ class PointerLoopBuilder:
         plan = self.pointer_plans[key]
         if plan is None:
             return None
+        walks = sum(plan.uses(key) for key in plan.bases if strided(key))
         saved = (
-            2 * (plan.uses(plan.bases[0]) + len(plan.fused)) * self.expected_iterations(statement)
+            2 * (plan.uses(plan.bases[0]) + len(plan.fused) + walks)
+            * self.expected_iterations(statement)
         )
-        differences = sum(1 for key in plan.bases[1:] if key not in plan.fused)
+        differences = sum(1 for key in plan.bases[1:] if not plan.carried(key))
         return plan if saved > 2 + 5 * differences + len(plan.bases) else None
 
     def pointer_loop(self, statement, plan, start: int, end, end_constant) -> None:
@@ -50,9 +52,14 @@ class PointerLoopBuilder:
         step = first[0]  # +1 for an address base + i, -1 for field.sub(base, i)
         differences, carried = {}, {}
         for key in plan.bases[1:]:
-            if key in plan.fused:
+            if plan.carried(key):
                 self.base(plan, key, live_after)
-                if start:
+                if start and strided(key):
+                    self.stride(plan, key)
+                    self.stack.push_constant(start)
+                    self.apply(Op("Mul"), 2, 1)
+                    self.apply(Op("Add"), 2, 1)
+                elif start:
                     self.apply(Op("AddI", key[0] * start % P), 1, 1)
                 pointer = Value("pointer", 1, "var")
                 stack.rename(stack.adopt(1), pointer)
@@ -85,6 +92,7 @@ class PointerLoopBuilder:
         self.pointer_sites.update(sites)
         self.carried_pointers.update({(statement, key): value for key, value in carried.items()})
         self.loop_pointers[statement] = [first, *carried]
+        self.loop_plans[statement] = plan
         for key, site in plan.fused.items():
             self.pointer_fused[site] = (statement, key)
             self.advanced_pointers[(statement, key)] = Value("advanced", 1, "pinned")
@@ -117,7 +125,26 @@ class PointerLoopBuilder:
                 temp = self.stack.read(value, offset, 1, move=True)
                 self.stack.kill(value)
                 return temp
-        return self.expr(plan.expressions[key])
+        expression = plan.expressions[key]
+        if not isinstance(expression, tuple):
+            return self.expr(expression)
+        total = self.expr(expression[0])  # the terms of a strided address's base
+        for term in expression[1:]:
+            self.expr(term)
+            total = self.apply(Op("Add"), 2, 1)
+        return total
+
+    def stride(self, plan, key) -> Value:
+        """A copy of the stride a base walks by, on top (a name's is copied: the loop reads
+        it again every iteration)."""
+        stride = key[0][1]
+        if stride[0] == "int":
+            return self.stack.push_constant(stride[1])
+        expression = plan.strides[stride]
+        binding = self.analysis.reads[expression]
+        if binding in self.constants:
+            return self.stack.push_constant(self.constants[binding])
+        return self.read_place(binding, stride[2], 1, None)
 
     def pointer_value(self, statement, key) -> Value:
         """A pointer of the loop `statement`: its frame's, or a carried one."""
@@ -198,7 +225,12 @@ class PointerLoopBuilder:
             pointer = self.pointer_value(statement, key)
             advanced = self.advanced_pointers.get((statement, key))
             if advanced is None or not stack.present(advanced):
-                if pointer is not pinned[-1]:
+                if pointer is not pinned[-1] and strided(key):
+                    stack.read(pointer, 0, 1, move=True)  # on top (reloaded if spilled)
+                    stack.kill(pointer)
+                    self.stride(self.loop_plans[statement], key)
+                    stack.rename(self.apply(Op("Add"), 2, 1), pointer)
+                elif pointer is not pinned[-1]:
                     self.copy(pointer)
                     self.assign_value(pointer, self.apply(Op("AddI", key[0] % P), 1, 1))
                 continue

@@ -7,7 +7,9 @@ pointer P = B + i from B + START to B + END instead of i itself (strength
 reduction): the address with base B is then P (one `dup` instead of `dup` `dup`
 `add`).  An address with another base C is its own pointer Q = C + i, carried by
 the loop, when the loop reads or writes it once per iteration; else P + (C - B),
-where C - B is computed once before the loop.  Each pointer's last access moves it
+where C - B is computed once before the loop.  An address `C + i * k` (the terms of a
+sum in any order, k a base too) walks by k: its pointer Q = C + START * k is carried by
+the loop and advanced by k at the end of each iteration.  Each pointer's last access moves it
 through `read_mem 1` / `write_mem 1`, which leave it advanced for the next iteration.
 `pointer_plan` finds the addresses, their bases and those accesses; the builder
 (compiler/tir/pointer_loops.py) lays the loop out.
@@ -41,6 +43,12 @@ class PointerPlan:
     elsewhere: set = field(default_factory=set)  # bindings the loop also reads outside bases
     fused: dict = field(default_factory=dict)  # base key -> its last address, read or
     # written with the base's own pointer (the loop's for the first base, else a carried one)
+    strides: dict = field(default_factory=dict)  # stride key -> an expression of it
+
+    def carried(self, key) -> bool:
+        """Whether a base (not the first) has a pointer of its own, carried by the loop:
+        one accessed once per iteration, or one that walks by a stride."""
+        return key in self.fused or strided(key)
 
     def uses(self, key) -> int:
         return sum(1 for base in self.sites.values() if base == key)
@@ -57,6 +65,11 @@ class PointerPlan:
             and binding not in live_after
             and not any(_mentions(other, binding) for other in others)
         )
+
+
+def strided(key) -> bool:
+    """Whether a base key's addresses walk by a stride other than 1 (`base + i * k`)."""
+    return not isinstance(key[0], int)
 
 
 def _mentions(key, binding) -> bool:
@@ -81,18 +94,26 @@ def pointer_plan(statement: ast.For, instance, analysis, order, outer_sites) -> 
     for key in finder.sites.values():
         counts[key] = counts.get(key, 0) + 1
     order = list(dict.fromkeys(finder.sites.values()))
-    first = max(order, key=lambda key: counts[key])  # the first of the most used
+    plain = [key for key in order if not strided(key)]
+    if not plain:
+        return None  # the loop's own pointer walks by 1
+    first = max(plain, key=lambda key: counts[key])
     bases = [first] + [key for key in order if key != first]
     plan = PointerPlan(bases, finder.expressions, finder.sites, finder.aliases, finder.elsewhere)
+    plan.strides = finder.strides
     # each base's last address, when it is read or written once per iteration, with the
     # base's own pointer (and the body cannot return: every iteration ends at the test)
     if not any(contains_return(s) for s in statement.body.statements):
         for site, key in finder.sites.items():
             plan.fused.pop(key, None)
             plan.fused[key] = site
-        plan.fused = {key: site for key, site in plan.fused.items() if site in finder.once}
+        plan.fused = {
+            key: site
+            for key, site in plan.fused.items()
+            if site in finder.once and not strided(key)
+        }
     # an address with a difference from the frame's pointer must walk the same way
-    if any(key[0] != first[0] for key in bases[1:] if key not in plan.fused):
+    if any(key[0] != first[0] for key in bases[1:] if not plan.carried(key)):
         return None
     return plan
 
@@ -115,6 +136,7 @@ class _Finder:
         self.branches = 0  # enclosing `if` arms and inner loops
         self.escaped = False
         self.changing: set = {variable}  # bindings declared or assigned in the loop
+        self.strides: dict = {}  # stride key -> an expression of it
 
     def scan(self, body: ast.Block) -> None:
         self.collect(body)
@@ -190,6 +212,12 @@ class _Finder:
                     self.sites[expr] = (step, key)
                     self.expressions.setdefault((step, key), base)
                     return
+        walk = self.strided_address(expr)
+        if walk is not None:
+            step, key, terms = walk
+            self.sites[expr] = (step, key)
+            self.expressions.setdefault((step, key), terms)
+            return
         match expr:
             case ast.Var():
                 binding = self.analysis.reads.get(expr)
@@ -219,6 +247,39 @@ class _Finder:
             if isinstance(target, Builtin) and target.name == "sub":
                 return [(-1, *expr.arguments)]
         return []
+
+    def strided_address(self, expr):
+        """(step, base key, base terms) for a sum of terms, one of them `offset * k` (or
+        `k * offset`) with k a base of its own, the rest the base: the address walks by k
+        (step ("stride", key of k)); k a constant or a name.  None otherwise."""
+        terms = self.terms(expr)
+        if len(terms) < 2:
+            return None
+        for index, term in enumerate(terms):
+            if not (isinstance(term, ast.Binary) and term.operator == "*"):
+                continue
+            if self.instance.types.get(term) != FIELD:
+                continue
+            for offset, stride in ((term.left, term.right), (term.right, term.left)):
+                if not self.is_offset(offset):
+                    continue
+                stride_key = self.key(stride)
+                if stride_key is None or stride_key[0] not in ("int", "var"):
+                    continue  # a stride is a constant or a name (read again each iteration)
+                rest = terms[:index] + terms[index + 1 :]
+                keys = [self.key(part) for part in rest]
+                if stride_key is None or any(part is None for part in keys):
+                    continue
+                self.strides.setdefault(stride_key, stride)
+                return ("stride", stride_key), ("terms", *keys), tuple(rest)
+        return None
+
+    def terms(self, expr) -> list:
+        """The terms of a sum of fields (`a + b + c`, any grouping), or [expr]."""
+        if isinstance(expr, ast.Binary) and expr.operator == "+":
+            if self.instance.types.get(expr) == FIELD:
+                return self.terms(expr.left) + self.terms(expr.right)
+        return [expr]
 
     def key(self, expr):
         """The base's structure with names resolved to bindings, or None when it is not
