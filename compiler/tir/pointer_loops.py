@@ -49,7 +49,7 @@ class PointerLoopBuilder:
         stack = self.stack
         live_after = self.analysis.live_after[statement]
         first = plan.bases[0]
-        step = first[0]  # +1 for an address base + i, -1 for field.sub(base, i)
+        step = first[0]  # +1 for base + i, -1 for field.sub(base, i), c for base + i * c
         differences, carried = {}, {}
         for key in plan.bases[1:]:
             if plan.carried(key):
@@ -75,8 +75,8 @@ class PointerLoopBuilder:
         self.base(plan, first, None)
         if end is not None:
             self.copy(end)
-            if step < 0:
-                stack.emit(Op("Push", P - 1))
+            if step != 1:
+                stack.emit(Op("Push", step % P))
                 stack.emit(Op("Mul"))
             last = self.apply(Op("Add"), 2, 1)
         else:
@@ -192,14 +192,14 @@ class PointerLoopBuilder:
             depth = 1 if write else 0  # nothing to set back
         if write:
             stack.emit(Op("WriteMem", 1))  # the pointer + 1 on top
-            if key[0] < 0:
-                stack.emit(Op("AddI", P - 2))
+            if key[0] != 1:
+                stack.emit(Op("AddI", (key[0] - 1) % P))
             stack.slots[-2:] = [None]
             depth -= 1  # the value written sat above the pointer
         else:
             stack.emit(Op("ReadMem", 1))  # the pointer - 1 on top
-            if key[0] > 0:
-                stack.emit(Op("AddI", 2))
+            if key[0] != -1:
+                stack.emit(Op("AddI", (key[0] + 1) % P))
             stack.slots[-1:] = [None, None]
             depth += 1  # the word read sits above the pointer
         stack.slots[-1] = self.advanced_pointers[(statement, key)].key(0)

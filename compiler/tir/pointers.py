@@ -8,8 +8,9 @@ reduction): the address with base B is then P (one `dup` instead of `dup` `dup`
 `add`).  An address with another base C is its own pointer Q = C + i, carried by
 the loop, when the loop reads or writes it once per iteration; else P + (C - B),
 where C - B is computed once before the loop.  An address `C + i * k` (the terms of a
-sum in any order, k a base too) walks by k: its pointer Q = C + START * k is carried by
-the loop and advanced by k at the end of each iteration.  Each pointer's last access moves it
+sum in any order, k a name) walks by k: its pointer Q = C + START * k is carried by
+the loop and advanced by k at the end of each iteration; for a small constant k it is a
+base like any, with step k instead of 1 (the frame's pointer may walk by it).  Each pointer's last access moves it
 through `read_mem 1` / `write_mem 1`, which leave it advanced for the next iteration.
 `pointer_plan` finds the addresses, their bases and those accesses; the builder
 (compiler/tir/pointer_loops.py) lays the loop out.
@@ -30,6 +31,8 @@ from compiler.check.types import FIELD, width
 from compiler.syntax import ast
 from compiler.tir.walk import contains_return, inlined_calls, statement_expressions
 from vm.field import P
+
+SMALL_STRIDE = 1 << 16  # a constant stride below this is a plain step (the test's addi)
 
 
 @dataclass
@@ -251,7 +254,9 @@ class _Finder:
     def strided_address(self, expr):
         """(step, base key, base terms) for a sum of terms, one of them `offset * k` (or
         `k * offset`) with k a base of its own, the rest the base: the address walks by k
-        (step ("stride", key of k)); k a constant or a name.  None otherwise."""
+        (step ("stride", key of k)); k a constant or a name.  A small constant stride c is
+        the step c itself: such a base may be the frame's, as one of step 1 is.  None
+        otherwise."""
         terms = self.terms(expr)
         if len(terms) < 2:
             return None
@@ -270,6 +275,8 @@ class _Finder:
                 keys = [self.key(part) for part in rest]
                 if stride_key is None or any(part is None for part in keys):
                     continue
+                if stride_key[0] == "int" and 1 < stride_key[1] < SMALL_STRIDE:
+                    return stride_key[1], ("terms", *keys), tuple(rest)  # walks like `+ i`
                 self.strides.setdefault(stride_key, stride)
                 return ("stride", stride_key), ("terms", *keys), tuple(rest)
         return None
