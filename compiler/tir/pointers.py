@@ -93,6 +93,13 @@ def pointer_plan(statement: ast.For, instance, analysis, order, outer_sites) -> 
     finder.scan(statement.body)
     if finder.escaped or not finder.sites:
         return None
+    # a constant stride pays for addresses read or written in the loop itself; one that
+    # is only an inner loop's base leaves the loop plain (its pointers crowd the stack)
+    if any(
+        not strided(key) and abs(key[0]) > 1 and site not in finder.direct
+        for site, key in finder.sites.items()
+    ):
+        return None
     counts: dict = {}
     for key in finder.sites.values():
         counts[key] = counts.get(key, 0) + 1
@@ -136,6 +143,7 @@ class _Finder:
         self.aliases: set = set()
         self.elsewhere: set = set()
         self.once: set = set()  # addresses of memory accesses that run once per iteration
+        self.direct: set = set()  # addresses read or written here (not passed on as bases)
         self.branches = 0  # enclosing `if` arms and inner loops
         self.escaped = False
         self.changing: set = {variable}  # bindings declared or assigned in the loop
@@ -236,6 +244,7 @@ class _Finder:
                     target = self.instance.calls.get(expr)
                     address = expr.arguments[0]
                     if isinstance(target, Builtin) and target.name in ("ram_read", "ram_write"):
+                        self.direct.add(address)
                         if address in self.sites and not self.branches:
                             self.once.add(address)
 
