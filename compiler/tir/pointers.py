@@ -10,8 +10,9 @@ the loop, when the loop reads or writes it once per iteration; else P + (C - B),
 where C - B is computed once before the loop.  An address `C + i * k` (the terms of a
 sum in any order, k a name) walks by k: its pointer Q = C + START * k is carried by
 the loop and advanced by k at the end of each iteration; for a small constant k it is a
-base like any, with step k instead of 1 (the frame's pointer may walk by it).  Each pointer's last access moves it
-through `read_mem 1` / `write_mem 1`, which leave it advanced for the next iteration.
+base like any, with step k instead of 1 (the frame's pointer may walk by it, when the
+loop itself reads or writes there).  Each pointer's last access moves it through
+`read_mem 1` / `write_mem 1`, which leave it advanced for the next iteration.
 `pointer_plan` finds the addresses, their bases and those accesses; the builder
 (compiler/tir/pointer_loops.py) lays the loop out.
 
@@ -71,7 +72,8 @@ class PointerPlan:
 
 
 def strided(key) -> bool:
-    """Whether a base key's addresses walk by a stride other than 1 (`base + i * k`)."""
+    """Whether a base key's addresses walk by a stride that is a name (`base + i * k`);
+    a constant stride is a step like 1 or -1."""
     return not isinstance(key[0], int)
 
 
@@ -106,7 +108,7 @@ def pointer_plan(statement: ast.For, instance, analysis, order, outer_sites) -> 
     order = list(dict.fromkeys(finder.sites.values()))
     plain = [key for key in order if not strided(key)]
     if not plain:
-        return None  # the loop's own pointer walks by 1
+        return None  # the loop's own pointer walks by a constant step
     first = max(plain, key=lambda key: counts[key])
     bases = [first] + [key for key in order if key != first]
     plan = PointerPlan(bases, finder.expressions, finder.sites, finder.aliases, finder.elsewhere)
@@ -282,7 +284,7 @@ class _Finder:
                     continue  # a stride is a constant or a name (read again each iteration)
                 rest = terms[:index] + terms[index + 1 :]
                 keys = [self.key(part) for part in rest]
-                if stride_key is None or any(part is None for part in keys):
+                if any(part is None for part in keys):
                     continue
                 if stride_key[0] == "int" and 1 < stride_key[1] < SMALL_STRIDE:
                     return stride_key[1], ("terms", *keys), tuple(rest)  # walks like `+ i`
