@@ -19,7 +19,8 @@ The sections of the classical passes (docs/backend.md):
 * memory grouped -- neighbouring reads or writes of RAM at one base address done with one
   `read_mem`/`write_mem` per five words (compiler.tir.memory_groups);
 * checks dropped -- `as_u32` checks that cannot fail by the bounds of mutable names, through
-  assignments and loops of a constant trip count (compiler.tir.flow_ranges);
+  assignments and loops of a constant trip count (compiler.tir.flow_ranges), and checks that
+  the instruction using the value makes again (compiler.optimize.checks);
 * moves shortened -- runs of stack moves replaced by cheaper ones with the same effect
   (compiler.optimize.shuffles), each as "before -> after".
 
@@ -122,7 +123,7 @@ SECTIONS: list[SectionKind] = [
     SectionKind("updated in place", _noted(("tir",), "updated in place")),
     SectionKind("laid out inline", _noted(("tir", "tasm-lowered"), "laid out inline")),
     SectionKind("memory grouped", _noted(("tir",), "memory grouped")),
-    SectionKind("checks dropped", _noted(("tir",), "checks dropped")),
+    SectionKind("checks dropped", _noted(("tir", "tasm-opt"), "checks dropped")),
     SectionKind("moves shortened", _noted(("tir-opt",), "moves shortened")),
     SectionKind("search", _search),
 ]

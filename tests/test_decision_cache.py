@@ -19,7 +19,7 @@ from compiler.search import cache as decision_cache
 from compiler.search.cache import DecisionCache, cache_directory, decision_key
 from compiler.search.lowerer import SearchLowerer
 
-PROGRAMS = [path for path in PROGRAM_PATHS if path.name in ("collatz.tri", "if_chains.tri")]
+PROGRAMS = [path for path in PROGRAM_PATHS if path.name in ("collatz.tri", "bool_values.tri")]
 
 
 def build(path: Path, cache: DecisionCache | None):

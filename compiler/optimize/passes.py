@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from compiler.lower.asm import CONTROL, AsmFunction, AsmProgram, Instr, Label
+from compiler.optimize.checks import merge_checks
 from compiler.optimize.engine import Item, inherit, match, origin_of, replacement, rewrite
 from compiler.optimize.inline import inline_small
 from compiler.optimize.shuffles import shorten
@@ -77,19 +78,29 @@ def optimize_ops(ops, rules=TIR_RULES, notes: list | None = None) -> list:
 
 
 def optimize_tasm(program: AsmProgram, rules=TASM_RULES) -> AsmProgram:
-    functions = [
-        AsmFunction(f.label, optimize_items(f.items, rules), f.notes) for f in program.functions
-    ]
+    """Apply the TASM rules to each function, merge `as_u32` checks into the instructions
+    that check the same value (compiler.optimize.checks) and lay out selects."""
+    functions = []
+    for f in program.functions:
+        merged: list = []  # (section, text) notes: compiler.report's "checks dropped"
+        items = optimize_items(f.items, rules, merged)
+        functions.append(AsmFunction(f.label, items, f.notes + tuple(merged)))
     return AsmProgram(functions, program.entry, program.name)
 
 
-def optimize_items(items, rules=TASM_RULES) -> list:
+def optimize_items(items, rules=TASM_RULES, notes: list | None = None) -> list:
+    """The rules over each straight-line run of `items`; with TASM_RULES also merged checks
+    (each noted in `notes` when given) and selects."""
     result: list = []
     run: list = []
 
     def flush(before_skiz: bool = False):
         if run:
-            rewritten, _ = rewrite([Item(i.name, i.arg, i.origin) for i in run], rules)
+            items = [Item(i.name, i.arg, i.origin) for i in run]
+            if rules is TASM_RULES:
+                rewritten = rewrite_run(items, notes)
+            else:
+                rewritten, _ = rewrite(items, rules)
             if before_skiz:
                 rewritten = _before_skiz(rewritten, rules)
             result.extend(Instr(pair[0], pair[1], origin_of(pair)) for pair in rewritten)
@@ -105,6 +116,17 @@ def optimize_items(items, rules=TASM_RULES) -> list:
         run.append(item)
     flush()
     return _selects(result) if rules is TASM_RULES else result
+
+
+def rewrite_run(items: list, notes: list | None = None) -> list:
+    """One straight-line run of TASM pairs through the rules, with its `as_u32` checks merged
+    (compiler.optimize.checks; each noted in `notes` when given) and the rules again where a
+    check went (the code around it may now meet one)."""
+    rewritten, _ = rewrite(items, TASM_RULES)
+    merged = merge_checks(rewritten, notes)
+    if len(merged) < len(rewritten):
+        rewritten, _ = rewrite(merged, TASM_RULES)
+    return rewritten
 
 
 def _selects(items: list) -> list:

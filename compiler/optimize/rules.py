@@ -104,6 +104,14 @@ TASM_RULES: tuple[Rule, ...] = (
     Rule("swap 1; eq", "eq", "equality is symmetric"),
     Rule("swap 1; and", "and", "and commutes (both operands are checked either way)"),
     Rule("swap 1; xor", "xor", "xor commutes (both operands are checked either way)"),
+    *(
+        Rule(
+            f"dup 1; place 2; {name}",
+            f"dup 1; {name}",
+            f"{name} commutes: a copy of st1 slid under st0 or left above it gives one result",
+        )
+        for name in ("add", "mul", "eq", "and", "xor")
+    ),
     Rule(
         "write_io {a}; write_io {b}",
         "write_io {a + b}",

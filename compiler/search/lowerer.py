@@ -6,8 +6,9 @@ Output: each block's TASM (`lower_block`), and a `Funnel` that counts what happe
 (optimizer.md §10): blocks seen, searched, proven optimal, candidates found, verified
 equivalent, strictly cheaper, applied.
 
-For each block: the classical lowering with the TASM peephole rules applied is the
-baseline (what `-O1` makes of the block); the superoptimizer's proven rules
+For each block: the classical lowering with the TASM peephole rules applied and its
+`as_u32` checks merged (compiler.optimize.checks) is the baseline (what `-O1` makes of the
+block); the superoptimizer's proven rules
 (compiler.superopt.database, applied with the hand rules, which go first) rewrite
 it, and the search (compiler.search.windows) looks for a cheaper schedule of the
 result; the candidate is checked against the baseline with the block's contract as
@@ -41,7 +42,7 @@ from compiler.lower.asm import Instr
 from compiler.lower.blocks import Block
 from compiler.lower.classical import CLASSICAL
 from compiler.optimize.engine import rewrite
-from compiler.optimize.passes import optimize_items
+from compiler.optimize.passes import optimize_items, rewrite_run
 from compiler.optimize.rules import TASM_RULES
 from compiler.search.cache import FUNNEL_FIELDS, Decision, DecisionCache
 from compiler.search.dag import DagError, build_dag
@@ -183,9 +184,10 @@ class SearchLowerer:
 
     @staticmethod
     def baseline(block: Block) -> list[tuple[str, int | None]]:
-        """What -O1 makes of the block: its classical lowering after the peephole rules."""
+        """What -O1 makes of the block: its classical lowering after the peephole rules and
+        merged checks."""
         classical = [(item.name, item.arg) for item in CLASSICAL.lower_block(block)]
-        return rewrite(classical, TASM_RULES)[0]
+        return [(name, argument) for name, argument in rewrite_run(classical)]
 
     def choose(self, block: Block, baseline: list) -> list:
         """The block's code: from the cache when a re-validated decision is there, else
