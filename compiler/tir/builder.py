@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from compiler.builtins import Builtin
 from compiler.check.types import U32, UNIT, width
 from compiler.diagnostics import CompileError, error
 from compiler.sourcemap import Origin, origin_of
@@ -362,7 +363,7 @@ class FunctionBuilder(
                 # an immutable name for a constant takes no slot: each read pushes it
                 self.constants[self.analysis.lets[statement][0]] = value
                 return
-        if self.remainder(statement):
+        if self.remainder(statement) or self.loop_alias(statement):
             return
         temp = self.in_place(statement.value) or self.update(statement.value)
         temp = temp or self.expr(statement.value)
@@ -392,6 +393,31 @@ class FunctionBuilder(
             value = self.variable(binding)
             self.stack.rename(temp, value, offset, part_width)
         self.settle()
+
+    def loop_alias(self, statement: ast.Let) -> bool:
+        """`let row = convert.as_field(i)` (or `let row = i`) with i an enclosing loop's
+        variable: row names i's word in the loop frame, which holds it unchanged for the
+        whole body (the frame's test advances it after the body), so it takes no slot and
+        no copy of its own."""
+        if statement.mutable or not isinstance(statement.pattern, ast.PatternName):
+            return False
+        value = statement.value
+        if isinstance(value, ast.Call) and len(value.arguments) == 1:
+            target = self.instance.calls.get(value)
+            if isinstance(target, Builtin) and target.name == "as_field":
+                value = value.arguments[0]
+        if not isinstance(value, ast.Var):
+            return False
+        frame = self.values.get(self.analysis.reads.get(value))
+        if frame is None or frame.kind != "pinned" or frame.name != "loop":
+            return False
+        binding = self.analysis.lets[statement][0]
+        if binding is not None:
+            self.values[binding] = frame
+            known = bounds(statement.value, self.instance, self.known_bounds)
+            if known is not None:
+                self.bounds[binding] = known
+        return True
 
     def remainder(self, statement: ast.Let) -> bool:
         """`let (_, r) = x /% 2^k` (the quotient never read): r is `x & (2^k - 1)`, which

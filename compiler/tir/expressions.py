@@ -97,8 +97,10 @@ class ExpressionBuilder:
         self.position = position
         for statement in expr.body.statements:
             for binding in self.analysis.lets.get(statement, ()):
+                # not a loop alias (FunctionBuilder.loop_alias): the frame outlives the body
                 if binding is not None and binding in self.values:
-                    stack.kill(self.values[binding])
+                    if self.values[binding].kind != "pinned":
+                        stack.kill(self.values[binding])
         common = 0
         advanced = self.advanced_keys() if self.pointer_fused else {}
         while common < min(len(before), len(stack.slots)) and stack.slots[common] in (

@@ -126,16 +126,26 @@ class LoopBuilder:
             return expected_cycles([loop]) * iterations + expected_cycles(stack.ops[start:])
 
         iterations = self.expected_iterations(statement)
-        # a frame under five words on a stack this deep always crowded the body into spills
+        # a frame under five words on a stack this deep always crowded the body into spills;
+        # one word less deep but for the guard (`skiz` takes it before the body), a loop
+        # innermost and nested in another is built both ways and the cheaper kept
+        # (`cheapest_layout`; at a function's top level the words moved over the frame
+        # changed the spills of the code after the loop, which that choice does not see)
+        crowded = len(stack.slots) >= CROWDED
+        innermost = not has_loop(statement.body)
         sink = kind == "up" and not self.measuring and len(stack.slots) < CROWDED
+        contested = kind == "up" and not self.measuring and innermost and crowded
+        contested = contested and bool(self.loops)
+        contested = contested and len(stack.slots) - (guard is not None) < CROWDED
+        sink = sink or contested
         body = self.loop_body(statement, kind, pinned, end, guard, step, sink=sink)
         sink = bool(self.loop_depth)
         if stack.spills > spills and sink:
             body, sink = build(sink=False), False  # the frame under five words crowds the body
-        if stack.spills == spills and not self.measuring and not has_loop(statement.body):
+        if stack.spills == spills and not self.measuring and innermost:
             code = (repr(before.slots), repr(sorted(map(repr, before.in_ram))), repr(body))
             key = (statement, kind, sink, *code, repr(stack.ops[start:]))
-            body = self.cheapest_layout(kind, body, build, cost, spills, sink, key)
+            body = self.cheapest_layout(kind, body, build, cost, spills, sink, key, contested)
         if stack.spills > spills and not self.measuring:
             # the body needs room: spill, once before the loop, some of what it does not
             # use (least recently used first), then what it only reads (widest first);
@@ -222,7 +232,9 @@ class LoopBuilder:
         self.loop_natural = natural if same else None
         return body
 
-    def cheapest_layout(self, kind, body, build, cost, spills: int, sink: bool, key) -> list:
+    def cheapest_layout(
+        self, kind, body, build, cost, spills: int, sink: bool, key, contested: bool = False
+    ) -> list:
         """An innermost loop, built with its frame on top and sunk (a down loop's; an up
         loop's stays where `sink_frame`'s rule put it), each with the carried values in
         their order and in the order the body leaves them;
@@ -242,7 +254,8 @@ class LoopBuilder:
         stack = self.stack
         best = (cost(body), sink, None)
         done = {(sink, None)}
-        waiting = [(not sink, None)] if kind == "down" else []  # up: the rule decides
+        # up: the rule decides, but where it is `contested` (see `loop`)
+        waiting = [(not sink, None)] if kind == "down" or contested else []
         if self.loop_natural is not None:
             waiting.append((sink, tuple(self.loop_natural)))
         last = (sink, None)
