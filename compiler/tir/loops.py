@@ -235,8 +235,9 @@ class LoopBuilder:
     def cheapest_layout(
         self, kind, body, build, cost, spills: int, sink: bool, key, contested: bool = False
     ) -> list:
-        """An innermost loop, built with its frame on top and sunk (a down loop's; an up
-        loop's stays where `sink_frame`'s rule put it), each with the carried values in
+        """An innermost loop, built with its frame on top and sunk (a down loop's, and an
+        up loop's where `loop` calls the rule `contested`; else an up loop's stays where
+        `sink_frame`'s rule put it), each with the carried values in
         their order and in the order the body leaves them;
         the cheapest by `cost` is built last and returned.  The first build, `body`
         (`sink`, in order), is already done.  An enclosing loop builds its body several
