@@ -17,7 +17,6 @@ from compiler.check.resolve import DEFAULT_LIBRARY, load_project
 from compiler.pipeline import compile_program
 from compiler.tir.builder import FunctionBuilder
 
-
 CORPUS = Path(__file__).parent / "programs" / "valid" / "loop_aliases.tri"
 SPILL_BASE = 2**30
 

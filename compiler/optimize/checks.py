@@ -25,7 +25,6 @@ window (the same windows recur across functions).
 
 from __future__ import annotations
 
-from compiler.optimize.engine import Item
 from compiler.verify import check_equivalent
 from vm.isa import BY_NAME
 from vm.tasm import Op
@@ -81,7 +80,7 @@ def redundant(window: tuple) -> bool:
 
 
 def _text(item) -> str:
-    origin = getattr(item, "origin", None) if isinstance(item, Item) else None
+    origin = getattr(item, "origin", None)  # an engine Item has one, a plain pair not
     where = "" if origin is None else f" at line {origin.span.line}"
     return f"as_u32{where}: the use of its value checks it"
 

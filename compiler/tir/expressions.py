@@ -97,10 +97,11 @@ class ExpressionBuilder:
         self.position = position
         for statement in expr.body.statements:
             for binding in self.analysis.lets.get(statement, ()):
-                # not a loop alias (FunctionBuilder.loop_alias): the frame outlives the body
-                if binding is not None and binding in self.values:
-                    if self.values[binding].kind != "pinned":
-                        stack.kill(self.values[binding])
+                # only what the name owns: a loop alias (FunctionBuilder.loop_alias) names
+                # a frame's word, which outlives the body
+                named = self.values.get(binding)
+                if named is not None and self.bindings.get(named) is binding:
+                    stack.kill(named)
         common = 0
         advanced = self.advanced_keys() if self.pointer_fused else {}
         while common < min(len(before), len(stack.slots)) and stack.slots[common] in (

@@ -131,13 +131,12 @@ class LoopBuilder:
         # innermost and nested in another is built both ways and the cheaper kept
         # (`cheapest_layout`; at a function's top level the words moved over the frame
         # changed the spills of the code after the loop, which that choice does not see)
+        up = kind == "up" and not self.measuring
         crowded = len(stack.slots) >= CROWDED
         innermost = not has_loop(statement.body)
-        sink = kind == "up" and not self.measuring and len(stack.slots) < CROWDED
-        contested = kind == "up" and not self.measuring and innermost and crowded
-        contested = contested and bool(self.loops)
-        contested = contested and len(stack.slots) - (guard is not None) < CROWDED
-        sink = sink or contested
+        but_guard = len(stack.slots) - (guard is not None) < CROWDED
+        contested = up and crowded and but_guard and innermost and bool(self.loops)
+        sink = up and (not crowded or contested)
         body = self.loop_body(statement, kind, pinned, end, guard, step, sink=sink)
         sink = bool(self.loop_depth)
         if stack.spills > spills and sink:
