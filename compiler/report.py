@@ -22,7 +22,9 @@ The sections of the classical passes (docs/backend.md):
   assignments and loops of a constant trip count (compiler.tir.flow_ranges), and checks that
   the instruction using the value makes again (compiler.optimize.checks);
 * moves shortened -- runs of stack moves replaced by cheaper ones with the same effect
-  (compiler.optimize.shuffles), each as "before -> after".
+  (compiler.optimize.shuffles), each as "before -> after";
+* counts made products -- a count of conditions compared with their number, computed as
+  the product of the conditions (compiler.optimize.conjunctions).
 
 And at `-O2`, for the whole program:
 
@@ -125,6 +127,7 @@ SECTIONS: list[SectionKind] = [
     SectionKind("memory grouped", _noted(("tir",), "memory grouped")),
     SectionKind("checks dropped", _noted(("tir", "tasm-opt"), "checks dropped")),
     SectionKind("moves shortened", _noted(("tir-opt",), "moves shortened")),
+    SectionKind("counts made products", _noted(("tasm-opt",), "counts made products")),
     SectionKind("search", _search),
 ]
 

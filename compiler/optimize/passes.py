@@ -13,6 +13,7 @@ from dataclasses import replace
 
 from compiler.lower.asm import CONTROL, AsmFunction, AsmProgram, Instr, Label
 from compiler.optimize.checks import merge_checks
+from compiler.optimize.conjunctions import conjoin
 from compiler.optimize.engine import Item, inherit, match, origin_of, replacement, rewrite
 from compiler.optimize.inline import inline_small
 from compiler.optimize.shuffles import shorten
@@ -90,7 +91,19 @@ def optimize_tasm(program: AsmProgram, rules=TASM_RULES) -> AsmProgram:
 
 def optimize_items(items, rules=TASM_RULES, notes: list | None = None) -> list:
     """The rules over each straight-line run of `items`; with TASM_RULES also merged checks
-    (each noted in `notes` when given) and selects."""
+    and counted conjunctions (each noted in `notes` when given) and selects, and where a
+    select joined runs (`eq skiz addi 1` -> `eq add`), the runs through all that again."""
+    result = _runs(items, rules, notes)
+    if rules is not TASM_RULES:
+        return result
+    selected = _selects(result)
+    if selected != result:
+        selected = _selects(_runs(selected, rules, notes))
+    return selected
+
+
+def _runs(items, rules, notes: list | None) -> list:
+    """The rules (with TASM_RULES: `rewrite_run`) over each straight-line run of `items`."""
     result: list = []
     run: list = []
 
@@ -115,15 +128,16 @@ def optimize_items(items, rules=TASM_RULES, notes: list | None = None) -> list:
             continue
         run.append(item)
     flush()
-    return _selects(result) if rules is TASM_RULES else result
+    return result
 
 
 def rewrite_run(items: list, notes: list | None = None) -> list:
     """One straight-line run of TASM pairs through the rules, with its `as_u32` checks merged
-    (compiler.optimize.checks; each noted in `notes` when given) and the rules again where a
-    check went (the code around it may now meet one)."""
+    (compiler.optimize.checks) and its counted conjunctions made products
+    (compiler.optimize.conjunctions), each noted in `notes` when given, and the rules again
+    where code went (the code around it may now meet one)."""
     rewritten, _ = rewrite(items, TASM_RULES)
-    merged = merge_checks(rewritten, notes)
+    merged = conjoin(merge_checks(rewritten, notes), notes)
     if len(merged) < len(rewritten):
         rewritten, _ = rewrite(merged, TASM_RULES)
     return rewritten

@@ -167,4 +167,6 @@ SELECT_RULES: tuple[Rule, ...] = (
         "dup 1; dup 1; lt; skiz; swap 1; pop 1",
         "select the smaller: compare the other way round; equal operands select the same value",
     ),
+    Rule("eq; skiz; addi 1", "eq; add", "count an equality: eq gives 0 or 1, so add it"),
+    Rule("lt; skiz; addi 1", "lt; add", "count a comparison: lt gives 0 or 1, so add it"),
 )

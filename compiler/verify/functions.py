@@ -105,8 +105,44 @@ class Function:
     simplify: Callable | None = None  # (table, parameters, arguments) -> Poly | None
 
 
+BOOLEAN_ATOMS = 6  # is_zero of a polynomial in at most this many 0/1 atoms is expanded
+
+
+def _boolean_indicator(table: TermTable, argument: Poly) -> Poly | None:
+    """is_zero(f(b1..bn)) for boolean atoms b1..bn (n <= BOOLEAN_ATOMS) as the multilinear
+    polynomial that is 1 on the assignments where f is 0: the sum over those assignments
+    of the products of b (where 1) and 1 - b (where 0).  On 0/1 values this is the same
+    function, and two such forms are equal exactly when the functions are, so counting
+    conditions and testing the count (`sum of n booleans == n`) meets their product."""
+    serials = sorted({serial for monomial in argument.terms for serial, _ in monomial})
+    if not 0 < len(serials) <= BOOLEAN_ATOMS:
+        return None
+    atoms = [table.atoms[serial] for serial in serials]
+    if any(not atom.boolean or atom.opaque for atom in atoms):
+        return None
+    result = table.zero
+    for bits in range(1 << len(serials)):
+        ones = {serial for place, serial in enumerate(serials) if bits >> place & 1}
+        value = sum(
+            coefficient
+            for monomial, coefficient in argument.terms.items()
+            if all(serial in ones for serial, _ in monomial)
+        )
+        if value % P:
+            continue
+        term = table.one
+        for serial in serials:
+            atom = table.poly({((serial, 1),): 1})
+            term = table.mul(term, atom if serial in ones else table.sub(table.one, atom))
+        result = table.add(result, term)
+    return result
+
+
 def _is_zero_rule(table: TermTable, parameters, arguments):
     (argument,) = arguments
+    indicator = _boolean_indicator(table, argument) if argument.constant is None else None
+    if indicator is not None:
+        return indicator
     _, monic = table.monic(argument)
     atom = table.atom_of(monic)
     if atom is not None and atom.boolean:  # is_zero(b) = 1 - b

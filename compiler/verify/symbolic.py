@@ -39,7 +39,7 @@ CONTROL_FLOW = frozenset(
 )
 # A `skiz` is taken in a block only before one of these: they keep the stack height and
 # have no effect or failure, so the block's result is a select between two stacks.
-SELECTABLE = frozenset({"swap", "pick", "place", "nop"})
+SELECTABLE = frozenset({"swap", "pick", "place", "nop", "addi"})
 
 
 class BlockError(ValueError):
@@ -49,7 +49,7 @@ class BlockError(ValueError):
         where = f"line {op.line}" if op.line else f"instruction {index}"
         problem = f"'{op.text}' is control flow; only straight-line blocks can be compared"
         if op.instruction.name == "skiz":
-            problem += " (a skiz only before swap, pick, place or nop)"
+            problem += " (a skiz only before swap, pick, place, nop or addi)"
         super().__init__(f"{problem} (at {where})")
         self.op = op
         self.index = index
@@ -202,7 +202,8 @@ def block_ops(block) -> tuple[Op, ...]:
 def _select(state: State, condition: Poly, op: Op) -> None:
     """`skiz` then `op`: each stack word is the moved one where the condition is non-zero."""
     table = state.table
-    state.ensure(op.argument + 1 if op.argument is not None else 0)
+    words = {Arg.INDEX: (op.argument or 0) + 1, Arg.FIELD: 1}  # addi: the top word
+    state.ensure(words.get(op.instruction.arg, 0))
     skipped = list(state.stack)
     HANDLERS[op.instruction.name](state, op.argument)
     taken = table.sub(table.one, apply(table, "is_zero", (), (condition,)))
