@@ -18,6 +18,8 @@ The sections of the classical passes (docs/backend.md):
   on one comparison made with one comparison and a swap (compiler.tir.select_pairs);
 * memory grouped -- neighbouring reads or writes of RAM at one base address done with one
   `read_mem`/`write_mem` per five words (compiler.tir.memory_groups);
+* named in place -- immutable names for the words of a value an enclosing loop holds in
+  place, read where they are (compiler.tir.aliases);
 * checks dropped -- `as_u32` checks that cannot fail by the bounds of mutable names, through
   assignments and loops of a constant trip count (compiler.tir.flow_ranges), and checks that
   the instruction using the value makes again (compiler.optimize.checks);
@@ -125,6 +127,7 @@ SECTIONS: list[SectionKind] = [
     SectionKind("updated in place", _noted(("tir",), "updated in place")),
     SectionKind("laid out inline", _noted(("tir", "tasm-lowered"), "laid out inline")),
     SectionKind("memory grouped", _noted(("tir",), "memory grouped")),
+    SectionKind("named in place", _noted(("tir",), "named in place")),
     SectionKind("checks dropped", _noted(("tir", "tasm-opt"), "checks dropped")),
     SectionKind("moves shortened", _noted(("tir-opt",), "moves shortened")),
     SectionKind("counts made products", _noted(("tasm-opt",), "counts made products")),

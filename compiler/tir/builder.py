@@ -32,11 +32,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.builtins import Builtin
 from compiler.check.types import U32, UNIT, width
 from compiler.diagnostics import CompileError, error
 from compiler.sourcemap import Origin, origin_of
 from compiler.syntax import ast
+from compiler.tir.aliases import AliasBuilder
 from compiler.tir.expressions import ExpressionBuilder
 from compiler.tir.facts import u32_invariant_holds, u32_positions
 from compiler.tir.flow_ranges import FlowBuilder
@@ -45,8 +45,8 @@ from compiler.tir.loops import LoopBuilder
 from compiler.tir.memory_groups import MemoryGroupBuilder
 from compiler.tir.ops import Facts, Function, IfElse, IfOnly, Op, Program
 from compiler.tir.pointer_loops import PointerLoopBuilder
-from compiler.tir.select_pairs import SelectPairBuilder
 from compiler.tir.ranges import bound, bounds, speculable
+from compiler.tir.select_pairs import SelectPairBuilder
 from compiler.tir.stack import Allocator, CompileLimit, Layout, Stack, Value
 from compiler.tir.updates import UpdateBuilder, variables
 from compiler.tir.walk import (
@@ -132,6 +132,7 @@ class FunctionBuilder(
     FlowBuilder,
     MemoryGroupBuilder,
     SelectPairBuilder,
+    AliasBuilder,
 ):
     def __init__(
         self, checked, instance, pure, allocator: Allocator, trust_u32=False, measuring=False
@@ -145,6 +146,7 @@ class FunctionBuilder(
         self.order = Order(instance, pure)
         self.stack = Stack(allocator)
         self.values: dict = {}  # Binding -> Value
+        self.views: dict = {}  # Binding -> (Value, offset): names of held words (tir/aliases.py)
         self.valued = dict(instance.valued_ifs)  # If -> type, with lifted returns
         self.constants: dict = {}  # Binding -> its value, for immutable names of constants
         self.bounds: dict = {}  # Binding -> upper bounds of its words (compiler.tir.ranges)
@@ -355,6 +357,8 @@ class FunctionBuilder(
         return None
 
     def let(self, statement: ast.Let) -> None:
+        for binding in self.analysis.lets[statement]:
+            self.views.pop(binding, None)  # a loop body is built more than once
         if self.pointer_aliases and set(self.analysis.lets[statement]) & self.pointer_aliases:
             return  # `let o = convert.as_field(i)` of a pointer loop: read only in addresses
         if isinstance(statement.pattern, ast.PatternName) and not statement.mutable:
@@ -363,7 +367,7 @@ class FunctionBuilder(
                 # an immutable name for a constant takes no slot: each read pushes it
                 self.constants[self.analysis.lets[statement][0]] = value
                 return
-        if self.remainder(statement) or self.loop_alias(statement):
+        if self.remainder(statement) or self.loop_alias(statement) or self.held_view(statement):
             return
         temp = self.in_place(statement.value) or self.update(statement.value)
         temp = temp or self.expr(statement.value)
@@ -393,31 +397,6 @@ class FunctionBuilder(
             value = self.variable(binding)
             self.stack.rename(temp, value, offset, part_width)
         self.settle()
-
-    def loop_alias(self, statement: ast.Let) -> bool:
-        """`let row = convert.as_field(i)` (or `let row = i`) with i an enclosing loop's
-        variable: row names i's word in the loop frame, which holds it unchanged for the
-        whole body (the frame's test advances it after the body), so it takes no slot and
-        no copy of its own."""
-        if statement.mutable or not isinstance(statement.pattern, ast.PatternName):
-            return False
-        value = statement.value
-        if isinstance(value, ast.Call) and len(value.arguments) == 1:
-            target = self.instance.calls.get(value)
-            if isinstance(target, Builtin) and target.name == "as_field":
-                value = value.arguments[0]
-        if not isinstance(value, ast.Var):
-            return False
-        frame = self.values.get(self.analysis.reads.get(value))
-        if frame is None or frame.kind != "pinned" or frame.name != "loop":
-            return False
-        binding = self.analysis.lets[statement][0]
-        if binding is not None:
-            self.values[binding] = frame
-            known = bounds(statement.value, self.instance, self.known_bounds)
-            if known is not None:
-                self.bounds[binding] = known
-        return True
 
     def remainder(self, statement: ast.Let) -> bool:
         """`let (_, r) = x /% 2^k` (the quotient never read): r is `x & (2^k - 1)`, which

@@ -131,6 +131,8 @@ class ExpressionBuilder:
         return self.read_place(binding, reference.offset, width(reference.type), expr)
 
     def read_place(self, binding, offset: int, count: int, expr) -> Value:
+        if binding in self.views:  # a name for held words (compiler/tir/aliases.py)
+            return self.read_view(binding, offset, count)
         value = self.values[binding]
         last = expr is not None and self.analysis.is_last_use(expr)
         move = self.may_move(value, expr) or self.may_move_words(value, expr)

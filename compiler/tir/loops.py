@@ -37,6 +37,7 @@ class LoopInfo:
     frame: list  # the frame's Values, bottom -> top
     end: int | None
     step: int = 1  # what the test adds to an "up" frame's variable
+    held: frozenset = frozenset()  # the values in the entry's slots (tir/aliases.py)
 
 
 class LoopBuilder:
@@ -163,17 +164,29 @@ class LoopBuilder:
                 stack.spill_many(candidates[:tried])
                 spills = stack.spills
                 body = self.loop_body(statement, kind, pinned, end, guard, step)
-                cost = lowered_size(body) * iterations + lowered_size(stack.ops[start:])
-                if cost < best[0]:
-                    best = (cost, tried)
+                size = lowered_size(body) * iterations + lowered_size(stack.ops[start:])
+                if size < best[0]:
+                    best = (size, tried)
                 if stack.spills == spills and tried >= len(unused):
                     break
-            stack.restore(before)
-            del stack.ops[start:]
-            self.loop_count = count
-            del self.notes[notes:]
-            stack.spill_many(candidates[: best[1]])
-            body = self.loop_body(statement, kind, pinned, end, guard, step)
+
+            def spilled(sink: bool) -> list:
+                stack.restore(before)
+                del stack.ops[start:]
+                self.loop_count = count
+                del self.notes[notes:]
+                stack.spill_many(candidates[: best[1]])
+                return self.loop_body(statement, kind, pinned, end, guard, step, sink=sink)
+
+            # with room made, an innermost up loop's frame under five words may pay for
+            # itself after all, by the expected cycles (which count any spill it adds to
+            # the body); where it does not go under (depth 0) that build is the plain one
+            body = spilled(up and innermost)
+            if self.loop_depth and up and innermost:
+                sunk = cost(body)
+                body = spilled(False)
+                if sunk < cost(body):
+                    body = spilled(True)
         self.loop_count += 1
         label = f"{self.label}__loop__{self.loop_count}"
         end_ = end if kind == "up" else None
@@ -205,7 +218,8 @@ class LoopBuilder:
         stack.note()
         outer = self.contexts[-1].kept if self.contexts else frozenset()
         self.enter(outer, entry)
-        self.loops.append(LoopInfo(kind, pinned, end, step))
+        held = frozenset(s[0] for s in entry.slots if s is not None)
+        self.loops.append(LoopInfo(kind, pinned, end, step, held))
         self.spans.append(self.analysis.loop_spans[statement])
         self.returned = False
         self.statements(statement.body.statements, None)

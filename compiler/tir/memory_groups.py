@@ -194,8 +194,13 @@ class MemoryGroupBuilder:
                 total += 1
                 continue
             reference = self.instance.variables[part]
-            value = self.values[self.analysis.reads[part]]
-            move = self.analysis.reads[part] not in live and self.movable(value)
+            binding = self.analysis.reads[part]
+            if binding in self.views:  # held words (compiler/tir/aliases.py): a copy
+                self.read_view(binding, reference.offset, width(reference.type))
+                total += width(reference.type)
+                continue
+            value = self.values[binding]
+            move = binding not in live and self.movable(value)
             stack.read(value, reference.offset, width(reference.type), move)
             if move:
                 moved.append(value)
