@@ -160,7 +160,10 @@ def loop_bounds(statement: ast.For, count: int, entry: dict, analysis, instance,
     for binding, found in state.items():
         run.set(state, binding, found)
     for _ in range(count):
-        state = run.block(statement.body, dict(state))
+        after = run.block(statement.body, dict(state))
+        if after == state:
+            break  # a fixed point: every later iteration sees exactly these bounds again
+        state = after
     return {binding: found for binding, found in run.seen.items() if found is not None}
 
 
@@ -193,8 +196,12 @@ class FlowBuilder:
 
     def forget(self, statement) -> None:
         """Nothing is known any more of the bindings `statement` assigns."""
-        for target in assigned_in(statement):
-            self.flow.pop(self.analysis.targets[target], None)
+        assigned = self.flow_forgets.get(statement)
+        if assigned is None:  # an `if` in a loop is built once per build of the body
+            assigned = {self.analysis.targets[target] for target in assigned_in(statement)}
+            self.flow_forgets[statement] = assigned
+        for binding in assigned:
+            self.flow.pop(binding, None)
 
     def record_flow(self, statement, found) -> None:
         """A `let mut` or an assignment built in straight-line order: its bindings' bounds
