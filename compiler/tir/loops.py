@@ -178,15 +178,16 @@ class LoopBuilder:
                 stack.spill_many(candidates[: best[1]])
                 return self.loop_body(statement, kind, pinned, end, guard, step, sink=sink)
 
-            # with room made, an innermost up loop's frame under five words may pay for
-            # itself after all, by the expected cycles (which count any spill it adds to
-            # the body); where it does not go under (depth 0) that build is the plain one
-            body = spilled(up and innermost)
-            if self.loop_depth and up and innermost:
-                sunk = cost(body)
+            if best[1] != tried:  # else the last build is the cheapest: keep it
                 body = spilled(False)
-                if sunk < cost(body):
-                    body = spilled(True)
+            if up and innermost:
+                # with room made, the frame under five words may pay for itself after all,
+                # by the expected cycles (which count any spill it adds to the body); where
+                # it does not go under (depth 0) that build is the plain one
+                plain = cost(body)
+                body = spilled(True)
+                if self.loop_depth and cost(body) >= plain:
+                    body = spilled(False)
         self.loop_count += 1
         label = f"{self.label}__loop__{self.loop_count}"
         end_ = end if kind == "up" else None
