@@ -1,4 +1,4 @@
-"""Loop aliases (compiler/tir/builder.py `loop_alias`): `let row = convert.as_field(i)` with
+"""Loop aliases (compiler/tir/aliases.py `loop_alias`): `let row = convert.as_field(i)` with
 i an enclosing loop's variable names the frame's word for i instead of copying it.  The
 corpus program loop_aliases.tri runs against the evaluator with the other corpus programs;
 here: an alias takes no slot (the same loop with a mutable copy costs more), matmul's three

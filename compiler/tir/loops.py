@@ -77,7 +77,17 @@ class LoopBuilder:
                 guard = self.copy(end)
                 self.loop(statement, "down", [end], variable, None, guard=guard)
             return
-        count = self.trip_count(statement, start, start_constant, end, end_constant, used)
+        end_first = bound is not None and end is not None and start_constant is not None
+        end_first = end_first and start_constant + bound < 2**32 - 1
+        if end_first:
+            # END <= START + bound, checked first (END of 2^32 or more traps in `lt` too):
+            # it fails on the same END as max(0, END - START) <= bound, and then END is a
+            # u32, so the count takes one `lt` and is within the bound
+            self.check_bound(end, start_constant + bound)
+            bound = None
+        count = self.trip_count(
+            statement, start, start_constant, end, end_constant, used, small=end_first
+        )
         if bound is not None:
             self.check_bound(count, bound)
         if not used:
@@ -400,9 +410,11 @@ class LoopBuilder:
         read_only.sort(key=lambda v: (-v.width, v.last_access))
         return unused, read_only
 
-    def trip_count(self, statement, start, start_constant, end, end_constant, keep) -> Value:
+    def trip_count(
+        self, statement, start, start_constant, end, end_constant, keep, small=False
+    ) -> Value:
         """max(0, END - START) = (START < END) * (END - START) as a temporary on top;
-        START and END are consumed unless `keep`."""
+        START and END are consumed unless `keep`.  `small`: both are known u32."""
         stack = self.stack
 
         def operand(temp, constant, move=False):
@@ -412,8 +424,9 @@ class LoopBuilder:
 
         start_type = self.instance.types.get(statement.start, FIELD)
         end_type = self.instance.types.get(statement.end, FIELD)
-        small = (start_type == U32 or (start_constant is not None and start_constant < 2**32)) and (
-            end_type == U32 or (end_constant is not None and end_constant < 2**32)
+        small = small or (
+            (start_type == U32 or (start_constant is not None and start_constant < 2**32))
+            and (end_type == U32 or (end_constant is not None and end_constant < 2**32))
         )
         operand(end, end_constant)
         operand(start, start_constant)
