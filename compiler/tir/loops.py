@@ -164,40 +164,38 @@ class LoopBuilder:
             unused.sort(key=lambda v: v.last_access)
             candidates = unused + read_only
             best = (lowered_size(body) * iterations + lowered_size(stack.ops[start:]), 0)
-            tried = 0
-            while tried < len(candidates):
-                tried = min(len(candidates), max(1, 2 * tried))
+
+            def spilled(spill: int, sink: bool = False) -> list:
+                """The body built again after spilling the first `spill` candidates."""
+                nonlocal spills
                 stack.restore(before)
                 del stack.ops[start:]
                 self.loop_count = count
                 del self.notes[notes:]
-                stack.spill_many(candidates[:tried])
+                stack.spill_many(candidates[:spill])
                 spills = stack.spills
-                body = self.loop_body(statement, kind, pinned, end, guard, step)
+                return self.loop_body(statement, kind, pinned, end, guard, step, sink=sink)
+
+            tried = 0
+            while tried < len(candidates):
+                tried = min(len(candidates), max(1, 2 * tried))
+                body = spilled(tried)
                 size = lowered_size(body) * iterations + lowered_size(stack.ops[start:])
                 if size < best[0]:
                     best = (size, tried)
                 if stack.spills == spills and tried >= len(unused):
                     break
 
-            def spilled(sink: bool) -> list:
-                stack.restore(before)
-                del stack.ops[start:]
-                self.loop_count = count
-                del self.notes[notes:]
-                stack.spill_many(candidates[: best[1]])
-                return self.loop_body(statement, kind, pinned, end, guard, step, sink=sink)
-
             if best[1] != tried:  # else the last build is the cheapest: keep it
-                body = spilled(False)
+                body = spilled(best[1])
             if up and innermost:
                 # with room made, the frame under five words may pay for itself after all,
                 # by the expected cycles (which count any spill it adds to the body); where
                 # it does not go under (depth 0) that build is the plain one
                 plain = cost(body)
-                body = spilled(True)
+                body = spilled(best[1], sink=True)
                 if self.loop_depth and cost(body) >= plain:
-                    body = spilled(False)
+                    body = spilled(best[1])
         self.loop_count += 1
         label = f"{self.label}__loop__{self.loop_count}"
         end_ = end if kind == "up" else None
