@@ -285,14 +285,19 @@ class BenchError(Exception):
 DEBUG = frozenset({"debug"})  # the default #[cfg] flags (language.md §4.1)
 
 
-def load_module(name: str, path: Path, modules, directory: Path, resolver, level: int, flags=DEBUG):
-    """Check and compile the module of a baseline; split both texts into functions."""
+def load_module(
+    name: str, path: Path, modules, directory: Path, resolver, level: int, flags=DEBUG, seed=0
+):
+    """Check and compile the module of a baseline; split both texts into functions.  From
+    `-O2` on, the build's profile (which loops to unroll, compiler.pipeline) is the runs of
+    every public function on the cases of seed `seed + 1`: not the measured ones."""
     source = resolver.locate(name, Path(directory).resolve())
     if source is None:
         raise BenchError(f"error: {path}: no source for module '{name}'")
     try:
         checked = check(load_project(source, resolver), flags)
-        compiled = compile_program(checked, level)
+        profile = bench_profile(checked, name, seed + 1) if level >= 2 else None
+        compiled = compile_program(checked, level, profile=profile)
     except CompileError as failure:
         raise BenchError(render_files(failure.diagnostics)) from None
     if checked.errors:
@@ -307,6 +312,27 @@ def load_module(name: str, path: Path, modules, directory: Path, resolver, level
     return Module(
         name, checked, split(compiled.program, mangled), split(hand, mangled), mangled, exported
     )
+
+
+def bench_profile(checked, name: str, seed: int, count: int = 8):
+    """A profile for `compile_program`: a module-alone program -> the runs of each of its
+    public functions (through `harness`) on `count` cases of seed `seed` that finish."""
+    mangled = mangle(name)
+    functions = [key[len(mangled) + 2 :] for key in checked.exported]
+
+    def profile(program: tasm.Program) -> list:
+        code, runs = split(program, mangled), []
+        for function in functions:
+            instance = checked.instances[f"{mangled}__{function}"]
+            params = [(n, width(t), getattr(t, "name", "")) for n, t in instance.params]
+            harnessed = harness(code, (mangled, function))
+            for case in bench_cases.cases(name, function, params, count, seed, False, True):
+                run = interp.run_machine(case_machine(harnessed, case), MAX_STEPS)
+                if run.error is None:
+                    runs.append(run)
+        return runs
+
+    return profile
 
 
 def _syntax_error(path: Path, text: str, error) -> str:
@@ -380,7 +406,7 @@ def bench(
     modules = baseline_files(Path(directory))
     rows = []
     for name, path in modules.items():
-        module = load_module(name, path, modules, directory, resolver, level, flags)
+        module = load_module(name, path, modules, directory, resolver, level, flags, seed)
         for function in module.functions:
             rows.append(measure_function(module, function, count, seed))
     return rows

@@ -9,7 +9,8 @@ from __future__ import annotations
 LEVELS = {
     0: "classical lowering, no peephole",
     1: "classical lowering + the proven peephole rules",
-    2: "-O1 + search-based block scheduling, each block proven equal (never costlier than -O1)",
+    2: "-O1 + search-based block scheduling, each block proven equal, and loops unrolled where "
+    "--profile-input's runs say it pays (never costlier than -O1)",
     3: "-O2 + the neural model's schedules and model-guided search, each block proven equal "
     "(never costlier than -O1)",
 }

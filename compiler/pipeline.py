@@ -6,6 +6,7 @@
     inline        inline and specialize calls (compiler.optimize.inliner)   -O1
     tir           checked program -> TIR (compiler.tir.builder)             every level
     tir-opt       inline tiny functions, TIR peephole rules                 -O1
+    unroll        the chosen loops unrolled by two (compiler.optimize.unroll) -O2
     tasm-lowered  TIR -> TASM, block by block (compiler.lower.control and
                   a BlockLowerer), before any peephole                      every level
     tasm-opt      TASM peephole rules                                       -O1
@@ -36,13 +37,14 @@ from compiler.lower.control import lower
 from compiler.lower.link import link
 from compiler.optimize.inliner import inline_calls
 from compiler.optimize.passes import optimize_tasm, optimize_tir
+from compiler.optimize.unroll import unroll, unrollable
 from compiler.sourcemap import program_origins
 from compiler.tir.builder import build_tir
 from compiler.tir.ops import Program as TirProgram
 from compiler.tir.printer import print_program
 from vm import tasm
 
-EMIT = ("tir", "tasm")  # `--emit tir` is the output of `tir-opt`, `--emit tasm` that of `tasm`
+EMIT = ("tir", "tasm")  # `--emit tir` is the output of `unroll`, `--emit tasm` that of `tasm`
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,7 @@ class Options:
     lowerer: BlockLowerer = CLASSICAL
     resolver: Resolver = field(default_factory=Resolver)
     flags: frozenset[str] = frozenset({"debug"})
+    unroll: frozenset[str] = frozenset()  # labels of the loops to unroll (-O2)
 
 
 @dataclass(frozen=True)
@@ -75,6 +78,7 @@ BACK_END = (
     Step("inline", lambda checked, options: inline_calls(checked), 1, dumps.checked_text),
     Step("tir", lambda checked, options: build_tir(checked), 0, print_program),
     Step("tir-opt", lambda tir, options: optimize_tir(tir), 1, print_program),
+    Step("unroll", lambda tir, options: unroll(tir, options.unroll), 2, print_program),
     Step("tasm-lowered", lambda tir, options: lower(tir, options.lowerer), 0, dumps.asm_text),
     Step("tasm-opt", lambda asm, options: optimize_tasm(asm), 1, dumps.asm_text),
     Step("tasm", lambda asm, options: link(asm, asm.name or None), 0, str),
@@ -107,7 +111,7 @@ def check_source(path, options: Options = Options(), dump: Dump | None = None):
 
 @dataclass
 class Compiled:
-    tir: TirProgram  # after tir-opt
+    tir: TirProgram  # after tir-opt and unroll
     asm: AsmProgram  # after tasm-opt
     text: str  # the linked TASM
     program: tasm.Program  # the text, assembled
@@ -137,6 +141,7 @@ def compile_program(
     weights: str | None = None,
     engine: str = "numpy",
     model: str | None = None,
+    unrolled=None,
 ) -> Compiled:
     """The back end: a checked program (or a module alone: its public functions) at
     `level` -> `Compiled`.
@@ -152,7 +157,12 @@ def compile_program(
     compiler.neural.language_model): the same scores, so the same TASM.  `model` names
     another model program instead (compiler.neural.program_model, run on the JIT, with the
     weight file `weights`, which it needs): a program or weight file that cannot be used
-    raises ProgramModelError or WeightsError, never a silent fallback."""
+    raises ProgramModelError or WeightsError, never a silent fallback.
+
+    At `-O2` and above, loops are unrolled (compiler.optimize.unroll) where `unrolled`
+    says: by default the loops `choose_unrolled` keeps on `profile`'s runs (none without
+    a profile: unrolling makes a program longer, so it pays only where loops run), "all"
+    for every loop that qualifies, or a collection of loop labels."""
     if level not in LEVELS:
         raise ValueError(f"no optimization level {level}; the levels are {sorted(LEVELS)}")
     if lowerer is None:
@@ -172,12 +182,20 @@ def compile_program(
             if name != last:
                 dump(name, text, ran)
 
-    outputs = run_steps(BACK_END, checked, Options(level, lowerer), held)
+    labels = frozenset()
+    if level >= 2:
+        if unrolled is None:
+            labels = choose_unrolled(checked, profile, isa) if profile else frozenset()
+        else:
+            labels = "all" if unrolled == "all" else frozenset(unrolled)
+    if labels == "all":
+        labels = frozenset(unrollable(run_steps(BACK_END[:3], checked, Options(1))["tir-opt"]))
+    outputs = run_steps(BACK_END, checked, Options(level, lowerer, unroll=labels), held)
     text = outputs[last]
     module = None if checked.entry is not None else checked.project.entry.name
     origins = program_origins(outputs["tasm-opt"], module)
     program = replace(tasm.parse(text, isa), source_map=origins)
-    compiled = Compiled(outputs["tir-opt"], outputs["tasm-opt"], text, program, module, level)
+    compiled = Compiled(outputs["unroll"], outputs["tasm-opt"], text, program, module, level)
     compiled.outputs = outputs
     compiled.search = getattr(lowerer, "funnel", None)
     if level >= 3:
@@ -188,6 +206,29 @@ def compile_program(
         if dump is not None:
             dump(last, compiled.text, True)
     return compiled
+
+
+def choose_unrolled(checked, profile, isa: str = "rel") -> frozenset[str]:
+    """The loops to unroll: each qualifying loop in turn, kept where the program built with
+    it unrolled (classical blocks) is strictly cheaper on `profile`'s runs than without."""
+    from compiler.search.objective import objective
+
+    tir = run_steps(BACK_END[:3], checked, Options(1))["tir-opt"]
+
+    def cost(labels: frozenset[str]):
+        text = run_steps(BACK_END[3:], tir, Options(2, unroll=labels))["tasm"]
+        program = tasm.parse(text, isa)
+        return objective(program, profile(program))
+
+    chosen: frozenset[str] = frozenset()
+    best = None
+    for label in unrollable(tir):
+        if best is None:
+            best = cost(chosen)
+        trial = cost(chosen | {label})
+        if trial < best:
+            chosen, best = chosen | {label}, trial
+    return chosen
 
 
 def _model(weights, engine: str, model: str | None = None):

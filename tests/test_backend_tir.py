@@ -214,11 +214,12 @@ def test_the_pipeline_runs_its_steps_in_order():
         "inline",
         "tir",
         "tir-opt",
+        "unroll",
         "tasm-lowered",
         "tasm-opt",
         "tasm",
     ]
-    assert [step.level for step in STEPS] == [0, 0, 1, 0, 1, 0, 1, 0]
+    assert [step.level for step in STEPS] == [0, 0, 1, 0, 1, 2, 0, 1, 0]
     seen = []
 
     def dump(*step):
@@ -233,7 +234,9 @@ def test_the_pipeline_runs_its_steps_in_order():
         assert seen[-1][1] == compiled.text
         if level == 0:  # the optimizing steps pass their input on
             assert seen[2][1] == seen[1][1]
-            assert seen[4][1] == seen[3][1] and seen[6][1] == seen[5][1]
+            assert seen[4][1] == seen[3][1] and seen[7][1] == seen[6][1]
+        if level < 2:  # no loop is unrolled below -O2
+            assert seen[5][1] == seen[4][1]
         seen.clear()
 
 

@@ -146,6 +146,8 @@ class _FunctionLowering:
                 return [Instr("halt")]
             case Call():
                 return [Instr("call", op.label, op.origin)]
+            case IfOnly(then=(Loop(unroll=2) as loop,)):
+                return self.loop(loop, guarded=True)
             case IfOnly():
                 return self.if_only(self.body(op.then, after=THEN_END))
             case IfElse():
@@ -244,18 +246,38 @@ class _FunctionLowering:
             *tail,
         ]
 
-    def loop(self, op: Loop) -> list:
-        test = _test(op)
-        self.deferred.append([Label(op.label), *self.body(op.body, after=tuple(test)), *test])
-        return [Instr("call", op.label)]
+    def loop(self, op: Loop, guarded: bool = False) -> list:
+        """`call LOOP`; unrolled (`op.unroll` 2), LOOP runs the body twice per test and
+        PEEL runs it once: called first when the trip count is odd, which a constant
+        count knows and a guarded count (its copy on top, for `skiz`) tests with one `and`,
+        then the pairs unless none are left."""
+        test = _test(op, op.unroll)
+        body = self.body(op.body, after=tuple(test))
+        if op.unroll == 1:
+            self.deferred.append([Label(op.label), *body, *test])
+            return [Instr("call", op.label)]
+        advance = _advance(op)
+        peel = f"{op.label}__peel"
+        between = [] if op.kind == "down" else advance  # a down body never reads its count
+        self.deferred.append([Label(op.label), *body, *between, *body, *test])
+        self.deferred.append([Label(peel), *body, *advance, Instr("return")])
+        if guarded:
+            return [
+                *(Instr("push", 1), Instr("and"), Instr("skiz"), Instr("call", peel)),
+                *(Instr("dup", op.depth), Instr("skiz"), Instr("call", op.label)),
+            ]
+        odd = [Instr("call", peel)] if op.trips % 2 else []
+        return [*odd, Instr("call", op.label)]
 
 
-def _test(op: Loop) -> list:
-    """The code after a loop's body: advance the counter, go round again or return."""
+def _test(op: Loop, unroll: int = 1) -> list:
+    """The code after a loop's body: advance the counter, go round again or return.  A
+    "down" count counts `unroll` bodies at once (an "up" body reads its variable: the
+    unrolled loop advances it between the bodies, `_advance`)."""
     if op.kind == "down" and op.depth:  # frame [count] under `depth` words
         return [
             Instr("pick", op.depth),
-            Instr("addi", P - 1),
+            Instr("addi", P - unroll),
             Instr("dup", 0),
             Instr("place", op.depth + 1),
             Instr("skiz"),
@@ -264,7 +286,7 @@ def _test(op: Loop) -> list:
         ]
     if op.kind == "down":
         return [
-            Instr("addi", P - 1),
+            Instr("addi", P - unroll),
             Instr("dup", 0),
             Instr("skiz"),
             Instr("recurse"),
@@ -285,6 +307,17 @@ def _test(op: Loop) -> list:
         Instr("return"),
         Instr("recurse"),
     ]
+
+
+def _advance(op: Loop) -> list:
+    """The test's step alone, without its branch: what one iteration does to the frame."""
+    if op.kind == "down":
+        step = [Instr("addi", P - 1)]
+        return [Instr("pick", op.depth), *step, Instr("place", op.depth)] if op.depth else step
+    if op.advanced:
+        return []
+    step = [Instr("addi", op.step % P)]
+    return [Instr("pick", op.depth), *step, Instr("place", op.depth)] if op.depth else step
 
 
 def _breaks_run(item) -> bool:

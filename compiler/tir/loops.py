@@ -10,7 +10,7 @@ it only reads) are spilled once before the loop if that is cheaper.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from compiler.check.types import FIELD, U32
 from compiler.syntax import ast
@@ -200,6 +200,7 @@ class LoopBuilder:
         label = f"{self.label}__loop__{self.loop_count}"
         end_ = end if kind == "up" else None
         loop = Loop(label, tuple(body), kind, end_, self.loop_depth, self.loop_advanced, step)
+        loop = replace(loop, **trip_facts(statement, kind, self.constant))
         stack.note(self.loop_entry.slots, top=0 if guard is None else 1)
         stack.emit(IfOnly((loop,)) if guard is not None else loop)
         stack.restore(self.loop_entry)
@@ -498,6 +499,18 @@ def carried(slots: list) -> list:
     return [
         slot for slot in slots if not is_garbage(slot) and slot[0].kind not in ("pinned", "temp")
     ]
+
+
+def trip_facts(statement, kind: str, constant) -> dict:
+    """The Loop's `trips` (a constant trip count) and `count_u32` (a "down" count below
+    2^32 at entry: constant, or at most a `bounded` limit or a constant END, both checked
+    before the loop).  Neither for a loop a `return` may end early (it writes the frame)."""
+    if contains_return(statement):
+        return {}
+    start, end = constant(statement.start), constant(statement.end)
+    trips = max(0, end - start) if start is not None and end is not None else None
+    limits = [n for n in (trips, statement.bound, end) if n is not None]
+    return {"trips": trips, "count_u32": kind == "down" and min(limits, default=P) < 2**32 - 1}
 
 
 def with_carried(slots: list, order: list) -> list:

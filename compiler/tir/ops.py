@@ -372,6 +372,10 @@ class Loop:
     `advanced`: an "up" loop whose body advances v itself (a pointer loop whose last
     access moves its pointer, compiler/tir/pointer_loops.py); the test only compares.
     `step`: what the test adds to v (-1 for a pointer walking down).
+    `trips`: the trip count when it is a constant; `count_u32`: a "down" loop whose count
+    is below 2^32 at entry (its parity is one `and`); both unset for a loop that a
+    `return` may end early.  `unroll`: 2 runs the body twice per
+    test (compiler/optimize/unroll.py; the lowering peels an odd iteration first).
     """
 
     label: str
@@ -381,6 +385,9 @@ class Loop:
     depth: int = 0
     advanced: bool = False
     step: int = 1
+    trips: int | None = None
+    count_u32: bool = False
+    unroll: int = 1
 
     name = "Loop"
 

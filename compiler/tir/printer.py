@@ -50,6 +50,7 @@ def _body(ops, depth: int, lines: list[str]) -> None:
                 under += (", advanced" if op.advanced else "") + (
                     f", step {op.step}" if op.step != 1 else ""
                 )
+                under += f", unrolled {op.unroll}" if op.unroll != 1 else ""
                 lines.append(f"{pad}Loop({op.label}, {op.kind}{end}{under})")
                 _body(op.body, depth + 1, lines)
             case ProofBlock():

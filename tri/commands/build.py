@@ -11,7 +11,14 @@ from pathlib import Path
 
 from compiler.levels import DEFAULT_LEVEL
 from tri.commands.common import EXIT_OK, UsageError, is_tasm
-from tri.commands.source import add_level_options, add_source_options, load_checked, render_all
+from tri.commands.source import (
+    add_level_options,
+    add_profile_option,
+    add_source_options,
+    load_checked,
+    profile_for,
+    render_all,
+)
 from vm.isa import ISAS
 
 # The compiler is imported when a command needs it, so that `tri run X.tasm` stays quick.
@@ -30,13 +37,13 @@ def register(commands) -> None:
         "--emit",
         choices=EMIT,
         default="tasm",
-        help="what to print or write: the final TIR (the tir-opt step) or TASM (default)",
+        help="what to print or write: the final TIR (the unroll step) or TASM (default)",
     )
     build.add_argument(
         "--dump",
         metavar="STEP[,STEP...]",
         help="print these pipeline steps' output instead, in pipeline order, each under a "
-        "header (ast, checked, inline, tir, tir-opt, tasm-lowered, tasm-opt, tasm); -o "
+        "header (ast, checked, inline, tir, tir-opt, unroll, tasm-lowered, tasm-opt, tasm); -o "
         "still gets the --emit output",
     )
     build.add_argument(
@@ -46,6 +53,7 @@ def register(commands) -> None:
         "in place, laid out inline) instead; -o still gets the --emit output",
     )
     add_level_options(build)
+    add_profile_option(build)
     build.add_argument(
         "--engine",
         choices=("numpy", "vm"),
@@ -94,7 +102,14 @@ def compile_source(path_text: str, arguments, level: int = DEFAULT_LEVEL, isa="r
         note_model_compile()
     try:
         compiled = compile_program(
-            checked, level, isa=isa, dump=dump, engine=engine, weights=weights, model=model
+            checked,
+            level,
+            isa=isa,
+            dump=dump,
+            engine=engine,
+            weights=weights,
+            model=model,
+            profile=profile_for(arguments, checked),
         )
     except CompileError as failure:
         raise UsageError(render_all(failure.diagnostics)) from None

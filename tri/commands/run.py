@@ -21,7 +21,12 @@ from tri.commands.common import (
     positive,
     ram_cells,
 )
-from tri.commands.source import add_level_options, add_source_options, load_checked
+from tri.commands.source import (
+    add_level_options,
+    add_profile_option,
+    add_source_options,
+    load_checked,
+)
 from vm.interp import DEFAULT_MAX_STEPS
 from vm.isa import ISAS
 from vm.jit import JitUnavailable
@@ -82,6 +87,7 @@ def add_run_options(parser: argparse.ArgumentParser, reference: bool = True) -> 
             help="run a Trident program on the reference evaluator instead of the VM",
         )
     add_level_options(parser)
+    add_profile_option(parser)
     add_source_options(parser)
 
 

@@ -65,6 +65,41 @@ def add_level_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_profile_option(parser: argparse.ArgumentParser) -> None:
+    """`--profile-input WORDS`: the public input of one representative run, for `-O2`."""
+    from tri.commands.common import field_list
+
+    parser.add_argument(
+        "--profile-input",
+        dest="profile_inputs",
+        type=field_list,
+        action="append",
+        default=[],
+        metavar="1,2,3",
+        help="at -O2 and -O3, the public input of one representative run (repeatable; @FILE "
+        "reads the words): loops are unrolled where these runs say the program is cheaper",
+    )
+
+
+def profile_for(arguments, checked):
+    """The `compile_program` profile that `--profile-input` gives (None without one): a
+    program -> its runs on those inputs that finish."""
+    inputs = getattr(arguments, "profile_inputs", None)
+    if not inputs:
+        return None
+    if checked.entry is None:
+        raise UsageError("error: --profile-input runs a program; a module alone has no input")
+    from vm import interp
+
+    def profile(program) -> list:
+        runs = [
+            interp.execute(program, words, (), (), {}, interp.DEFAULT_MAX_STEPS) for words in inputs
+        ]
+        return [run for run in runs if run.error is None]
+
+    return profile
+
+
 def resolver_for(arguments) -> Resolver:
     """The module roots: -I directories (a warning for one that is not a directory) and the
     library."""
