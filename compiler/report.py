@@ -28,7 +28,12 @@ The sections of the classical passes (docs/backend.md):
 * counts made products -- a count of conditions compared with their number, computed as
   the product of the conditions (compiler.optimize.conjunctions).
 
-And at `-O2`, for the whole program:
+And at `-O2`:
+
+* loops unrolled -- loops whose body runs twice per test, where the profile's runs made the
+  program strictly cheaper (compiler.optimize.unroll), each by its label's last part;
+
+and for the whole program:
 
 * search -- the funnel of compiler.search.lowerer (blocks, searched, proven optimal,
   verified, strictly cheaper, applied) and its processor time; "kept -O1" where the
@@ -121,6 +126,18 @@ def _search(outputs: dict) -> dict[str, list[str]]:
     return {"": [line]}
 
 
+def _unrolled(outputs: dict) -> dict[str, list[str]]:
+    from compiler.optimize.unroll import unrolled_loops
+
+    program = outputs.get("unroll")
+    rows: dict[str, list[str]] = {}
+    for function in getattr(program, "functions", ()):
+        for loop in unrolled_loops(function.body):
+            name = loop.label[len(function.label) + 2 :]
+            rows.setdefault(function.label, []).append(f"{name} x{loop.unroll}")
+    return rows
+
+
 SECTIONS: list[SectionKind] = [
     SectionKind("inlined", _inlined),
     SectionKind("specialized", _specialized),
@@ -131,6 +148,7 @@ SECTIONS: list[SectionKind] = [
     SectionKind("checks dropped", _noted(("tir", "tasm-opt"), "checks dropped")),
     SectionKind("moves shortened", _noted(("tir-opt",), "moves shortened")),
     SectionKind("counts made products", _noted(("tasm-opt",), "counts made products")),
+    SectionKind("loops unrolled", _unrolled),
     SectionKind("search", _search),
 ]
 

@@ -144,6 +144,7 @@ def test_a_profile_keeps_only_the_loops_that_pay():
     result = compile_program(checked, 2, profile=profile)
     baseline = compile_program(checked, 1)
     assert "__peel:" in result.text
+    assert "    loops unrolled: loop__1 x2" in result.report()
     assert objective(result.program, profile(result.program)) < objective(
         baseline.program, profile(baseline.program)
     )

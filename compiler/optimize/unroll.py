@@ -38,6 +38,20 @@ def unroll(program: Program, labels) -> Program:
     return Program(functions, program.entry, program.name, program.roots)
 
 
+def unrolled_loops(ops) -> list[Loop]:
+    """The unrolled loops in `ops`, at any depth, in order."""
+    found: list[Loop] = []
+    for op in ops:
+        match op:
+            case IfOnly() | ProofBlock():
+                found += unrolled_loops(op.then if isinstance(op, IfOnly) else op.body)
+            case IfElse():
+                found += unrolled_loops(op.then) + unrolled_loops(op.otherwise)
+            case Loop():
+                found += [op] * (op.unroll > 1) + unrolled_loops(op.body)
+    return found
+
+
 def _qualifies(loop: Loop, guarded: bool) -> bool:
     if guarded:  # the builder's guard: a count known only at run time
         return loop.kind == "down" and loop.count_u32 and loop.trips is None
