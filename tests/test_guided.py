@@ -122,13 +122,18 @@ def test_a_bound_no_schedule_beats_is_proven_by_the_guided_search():
     assert result.optimal and result.instructions is None
 
 
+# the one corpus block where a decoded schedule (the frequency table's) is valid but the
+# checker cannot decide it (`unknown`, which the pipeline rejects): `div_mod` moved before
+# the `assert` that makes its divisor non-zero, failure conditions compared as written
+UNDECIDED = (
+    (("push", 2), ("mul", None), ("split", None), ("swap", 1), ("push", 0), ("eq", None)),
+    (("assert", None), ("swap", 1), ("div_mod", None), ("pop", 1), ("push", 0)),
+)
+
+
 @pytest.mark.parametrize("name", sorted(POLICIES))
 def test_greedy_decoding_gives_valid_schedules(name):
-    """Every decoded schedule is proven equal, but for at most one the checker cannot
-    decide (`unknown`, which the pipeline rejects; never `different`): a `div_mod` moved
-    before the `assert` that makes its divisor non-zero (the checker compares the
-    failure conditions as written, "only A requires s0 != 0")."""
-    decoded, undecided = 0, 0
+    decoded = 0
     for block, dag in sample(13):
         result = decode_greedy(POLICIES[name], dag, 64)
         if result.instructions is None:
@@ -136,10 +141,11 @@ def test_greedy_decoding_gives_valid_schedules(name):
         assert not result.optimal
         assumptions = Assumptions(minimum_depth=16 + dag.entry)
         verdict = check_equivalent(ops(block), ops(result.instructions), assumptions=assumptions)
-        assert verdict.status != "different", (block, result.instructions)
-        undecided += not verdict.equivalent
-        decoded += verdict.equivalent
-    assert decoded >= DECODED[name] and undecided <= 1
+        if tuple(block) == UNDECIDED[0] + UNDECIDED[1] and verdict.status == "unknown":
+            continue  # the frequency table's decode: never refuted, never used
+        assert verdict.equivalent, (block, result.instructions, verdict)
+        decoded += 1
+    assert decoded >= DECODED[name]
 
 
 def test_ranks_put_the_best_score_first_and_keep_ties_in_order():
