@@ -127,7 +127,7 @@ def same_tasm_both_engines(capsys, program, monkeypatch, tmp_path) -> None:
     assert outputs["vm"] == outputs["numpy"]
 
 
-@pytest.mark.parametrize("name", ["let_forms", "early_return"])
+@pytest.mark.parametrize("name", ["let_forms", "alias_collision"])
 def test_the_model_on_the_vm_builds_the_same_tasm(capsys, name, monkeypatch, tmp_path):
     """`-O3 --engine vm` runs std.nn.optimizer as the model: the same scores as numpy, so
     the same TASM, on programs where the model's schedule is taken."""

@@ -48,7 +48,7 @@ from compiler.search.cache import FUNNEL_FIELDS, Decision, DecisionCache
 from compiler.search.dag import DagError, build_dag
 from compiler.search.moves import PolicyDeclined
 from compiler.search.objective import strictly_cheaper
-from compiler.search.schedule import ScheduleError, cost, search_schedule
+from compiler.search.schedule import ScheduleError, complete_schedule, cost
 from compiler.search.windows import windowed_schedule
 from compiler.superopt import database
 from compiler.verify import check_equivalent
@@ -121,7 +121,7 @@ class SearchLowerer:
         whole: int = WHOLE_LENGTH,
         whole_budget: int = WHOLE_BUDGET,
         cache: DecisionCache | None | str = ENVIRONMENT,
-        schedule=search_schedule,
+        schedule=complete_schedule,
         windows: bool = True,
         policy=None,
         policy_budget: int = POLICY_BUDGET,
@@ -280,7 +280,11 @@ class SearchLowerer:
         A block of at most `whole` instructions is searched whole first, bounded by its
         own cost: a search that runs out of states proves nothing cheaper exists.  A
         longer block, or one whose whole search exceeds its budget, is searched in
-        windows (compiler.search.windows).  Then, with a policy, the model's schedules
+        windows (compiler.search.windows), and the cheaper of that and the best the whole
+        search found before its budget ran out is kept.  Both use the complete move set
+        (`complete_schedule`; compiler.search.schedule.Problem): with fewer moves a block
+        whose don't-care slots need filling could be "proven" optimal while cheaper code
+        exists.  Then, with a policy, the model's schedules
         (`guided`).  Expanded states are counted in `funnel` (this lowerer's by
         default)."""
         funnel = self.funnel if funnel is None else funnel
@@ -290,6 +294,7 @@ class SearchLowerer:
         return found, optimal
 
     def unguided(self, baseline: list, dont_care, funnel: Funnel) -> tuple[list, bool]:
+        whole = baseline  # the whole search's best, when it runs out of states
         if len(baseline) <= self.whole:
             try:
                 dag = build_dag(baseline, dont_care)
@@ -298,14 +303,15 @@ class SearchLowerer:
                 result = None
             if result is not None:
                 funnel.expanded += result.expanded
-                if result.instructions is not None:
-                    return result.instructions, result.optimal
                 if result.optimal:
-                    return baseline, True
+                    return result.instructions or baseline, True
+                whole = result.instructions or baseline
         if not self.windows:
-            return baseline, False
+            return whole, False
         found = windowed_schedule(baseline, dont_care, self.length, self.budget)
         funnel.expanded += found.expanded
+        if cost(whole) <= cost(found.instructions):
+            return whole, False
         return found.instructions, found.windows == 1 and found.optimal_windows == 1
 
     def guided(self, start: list, dont_care, found: list, funnel: Funnel) -> list:

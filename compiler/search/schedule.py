@@ -15,8 +15,10 @@ stack (don't-care slots may hold anything).
   order), push a constant, `dup`, `swap`, `pick`, `place`, `pop` of words nobody
   needs.  The estimate is admissible (each undone node costs an instruction, each
   missing copy a `dup` or `push`, every five surplus words a `pop`), so a schedule
-  found within `budget` expanded states is optimal among the schedules of this DAG:
-  `Result.optimal`.  Deterministic: ties are broken by insertion order.
+  found within `budget` expanded states is optimal among the schedules of this DAG
+  with its moves: `Result.optimal`.  Deterministic: ties are broken by insertion order.
+  `complete=True` (`complete_schedule`, what `-O2` uses) adds the moves the default set
+  leaves out (`Problem`); only then is `optimal` a proof for every schedule.
 """
 
 from __future__ import annotations
@@ -527,3 +529,14 @@ def _path(parent: dict, key: tuple) -> list[tuple[str, int | None]]:
         key, instruction = parent[key]
         path.append(instruction)
     return path[::-1]
+
+
+def complete_schedule(
+    dag: Dag, budget: int = 20_000, bound: tuple[int, int] | None = None
+) -> Result:
+    """`search_schedule` with the complete move set: what `-O2` searches with, so that
+    what it counts as proven optimal is (see `Problem`)."""
+    return search_schedule(dag, budget, bound, complete=True)
+
+
+complete_schedule.identity = "search_schedule(complete=True)"

@@ -35,9 +35,11 @@ class Windowed:
 
 
 def windowed_schedule(
-    instructions, dont_care=frozenset(), length: int = 8, budget: int = 400
+    instructions, dont_care=frozenset(), length: int = 8, budget: int = 400, complete: bool = True
 ) -> Windowed:
-    """The cheapest cover of the block by windows of at most `length` instructions."""
+    """The cheapest cover of the block by windows of at most `length` instructions, each
+    searched with the complete move set unless `complete` is False
+    (compiler.search.schedule.Problem)."""
     instructions = list(instructions)
     count = len(instructions)
     # best[j] = (cost, schedule, windows, optimal windows) of the first j instructions
@@ -50,7 +52,7 @@ def windowed_schedule(
                 continue
             piece = instructions[start:end]
             window_care = frozenset(dont_care) if end == count else frozenset()
-            solution, optimal, states = _solve(tuple(piece), window_care, budget)
+            solution, optimal, states = _solve(tuple(piece), window_care, budget, complete)
             solution = list(solution)
             searched += 1
             expanded += states
@@ -64,7 +66,9 @@ def windowed_schedule(
 
 
 @lru_cache(maxsize=65536)
-def _solve(piece: tuple, dont_care: frozenset, budget: int) -> tuple[tuple, bool, int]:
+def _solve(
+    piece: tuple, dont_care: frozenset, budget: int, complete: bool = False
+) -> tuple[tuple, bool, int]:
     """(schedule, optimal, states expanded) for one window; its own code if nothing better.
     Remembered: the same stretch of code recurs across windows and blocks."""
     try:
@@ -72,7 +76,7 @@ def _solve(piece: tuple, dont_care: frozenset, budget: int) -> tuple[tuple, bool
     except DagError:
         return piece, False, 0
     try:
-        result = search_schedule(dag, budget, bound=cost(piece))
+        result = search_schedule(dag, budget, bound=cost(piece), complete=complete)
     except ScheduleError:
         return piece, False, 0
     if result.instructions is None:  # nothing cheaper; proven so if the search completed
