@@ -150,7 +150,8 @@ def compile_program(
     (compiler.search.lowerer).  An `-O2` build is never costlier than `-O1`: both are
     compared by `compiler.search.objective` on the runs `profile(program)` gives (every
     instruction once without a profile), and unless `-O2` is strictly cheaper the
-    `-O1` program is the result.  `-O3` adds the model (compiler.neural.model) from the
+    `-O1` program is the result.  With loops unrolled, the unrolled program with
+    classical blocks is a third candidate (`_never_costlier`).  `-O3` adds the model (compiler.neural.model) from the
     weight file `weights` (default: the shipped one); a file that cannot be used gives a
     warning and the `-O2` build.  The model runs on numpy (`engine="numpy"`) or as its own
     program, std.nn.optimizer compiled at `-O2`, on the VM (`engine="vm"`,
@@ -190,21 +191,30 @@ def compile_program(
             labels = "all" if unrolled == "all" else frozenset(unrolled)
     if labels == "all":
         labels = frozenset(unrollable(run_steps(BACK_END[:3], checked, Options(1))["tir-opt"]))
-    outputs = run_steps(BACK_END, checked, Options(level, lowerer, unroll=labels), held)
-    text = outputs[last]
-    module = None if checked.entry is not None else checked.project.entry.name
-    origins = program_origins(outputs["tasm-opt"], module)
-    program = replace(tasm.parse(text, isa), source_map=origins)
-    compiled = Compiled(outputs["unroll"], outputs["tasm-opt"], text, program, module, level)
-    compiled.outputs = outputs
-    compiled.search = getattr(lowerer, "funnel", None)
+    compiled = _build(checked, Options(level, lowerer, unroll=labels), isa, held)
     if level >= 3:
         policy = getattr(lowerer, "policy", None)
         compiled.outputs["model"] = None if policy is None else policy.identity
     if level >= 2:
-        compiled = _never_costlier(checked, compiled, isa, profile)
+        alternatives = []
+        if labels and lowerer is not CLASSICAL:  # the unrolled program, unsearched
+            alternatives.append(_build(checked, Options(level, unroll=labels), isa))
+        compiled = _never_costlier(checked, compiled, isa, profile, alternatives)
         if dump is not None:
             dump(last, compiled.text, True)
+    return compiled
+
+
+def _build(checked, options: Options, isa: str, dump: Dump | None = None) -> Compiled:
+    """The back end's steps with `options`, as a `Compiled`."""
+    outputs = run_steps(BACK_END, checked, options, dump)
+    text = outputs[BACK_END[-1].name]
+    module = None if checked.entry is not None else checked.project.entry.name
+    origins = program_origins(outputs["tasm-opt"], module)
+    program = replace(tasm.parse(text, isa), source_map=origins)
+    compiled = Compiled(outputs["unroll"], outputs["tasm-opt"], text, program, module)
+    compiled.level, compiled.outputs = options.level, outputs
+    compiled.search = getattr(options.lowerer, "funnel", None)
     return compiled
 
 
@@ -252,18 +262,25 @@ def _model(weights, engine: str, model: str | None = None):
     return vm_policy(policy.parameters, policy.identity)
 
 
-def _never_costlier(checked, compiled: Compiled, isa: str, profile) -> Compiled:
-    """`compiled` if strictly cheaper than the `-O1` build of the same program, else that."""
+def _never_costlier(checked, compiled: Compiled, isa: str, profile, alternatives=()) -> Compiled:
+    """The cheapest of `compiled` and `alternatives` (other builds of the same program at
+    its level) that is strictly cheaper than the `-O1` build, else that; ties go to the
+    earlier.  An alternative matters where the search's blocks, each strictly cheaper
+    alone, still lose as a whole: the cascade table, the tallest in short runs, counts
+    the distinct limbs of hashing the program's own words, so any new code can raise it
+    by a few rows (optimizer.md §3 ranks the tallest table before cycles)."""
     from compiler.search.objective import objective
 
     baseline = compile_program(checked, 1, isa=isa)
-    if baseline.text == compiled.text:
-        chosen = baseline
-    else:
-        mine = objective(compiled.program, profile(compiled.program) if profile else None)
-        theirs = objective(baseline.program, profile(baseline.program) if profile else None)
-        chosen = compiled if mine < theirs else baseline
-    if compiled.search is not None and chosen is baseline:
+
+    def cost(build: Compiled):
+        return objective(build.program, profile(build.program) if profile else None)
+
+    chosen, best = baseline, cost(baseline)
+    for build in (compiled, *alternatives):
+        if build.text != baseline.text and (mine := cost(build)) < best:
+            chosen, best = build, mine
+    if compiled.search is not None and chosen is not compiled:  # no searched block is used
         compiled.search.applied = 0
     chosen.level, chosen.search = compiled.level, compiled.search
     chosen.outputs = {**chosen.outputs, "search": compiled.search}
