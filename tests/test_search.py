@@ -228,13 +228,27 @@ def test_without_the_complete_move_set_optimality_is_claimed_wrongly():
     assert not complete.optimal  # the complete search claims nothing it has not shown
 
 
+def test_a_longer_last_window_sees_the_freedom_of_the_don_t_care_slots():
+    block = pairs(DOT_PROLOGUE)
+    dag = build_dag(block, dont_care={3, 4, 5})
+    short = windowed_schedule(block, {3, 4, 5}, length=6, budget=300)
+    tail = windowed_schedule(block, {3, 4, 5}, length=6, budget=300, tail=(10, 3_000))
+    assert len(short.instructions) == 16 and len(tail.instructions) == 13
+    assumptions = Assumptions(minimum_depth=16 + dag.entry, dont_care=frozenset({3, 4, 5}))
+    verdict = check_equivalent(ops(block), ops(tail.instructions), assumptions=assumptions)
+    assert verdict.equivalent
+    # without don't-care slots the last window is no longer than the others
+    plain = windowed_schedule(block, length=6, budget=300, tail=(10, 3_000))
+    assert plain == windowed_schedule(block, length=6, budget=300)
+
+
 def test_the_lowerer_keeps_the_windows_when_the_whole_search_runs_out():
-    from compiler.search.lowerer import Funnel, SearchLowerer
+    from compiler.search.lowerer import TAIL, Funnel, SearchLowerer
 
     block = pairs(DOT_PROLOGUE)
-    windows = windowed_schedule(block, {3, 4, 5}, length=6, budget=300)
+    windows = windowed_schedule(block, {3, 4, 5}, length=6, budget=300, tail=TAIL)
     for whole_budget in (50, 3_000):  # the whole search runs out either way
         lowerer = SearchLowerer(whole=24, whole_budget=whole_budget, cache=None)
         found, optimal = lowerer.search(block, frozenset({3, 4, 5}), Funnel())
         assert found == windows.instructions and not optimal
-        assert len(found) == 16  # (17 with the default move set's windows)
+        assert len(found) == 13  # (17 with the default move set's windows, no tail)

@@ -57,6 +57,7 @@ from vm.tasm import Op
 
 WINDOW_LENGTH = 6  # instructions a window may hold
 WINDOW_BUDGET = 300  # search states expanded per window
+TAIL = (10, 3_000)  # the last window of a block with don't-care exit slots: length, budget
 WHOLE_LENGTH = 12  # blocks of at most this many instructions are first searched whole ...
 WHOLE_BUDGET = 3_000  # ... expanding at most this many states
 POLICY_BUDGET = 100  # -O3: states a policy-guided search may expand per block
@@ -121,6 +122,7 @@ class SearchLowerer:
         whole: int = WHOLE_LENGTH,
         whole_budget: int = WHOLE_BUDGET,
         cache: DecisionCache | None | str = ENVIRONMENT,
+        tail: tuple[int, int] | None = TAIL,
         schedule=complete_schedule,
         windows: bool = True,
         policy=None,
@@ -135,6 +137,7 @@ class SearchLowerer:
         all is the candidate."""
         self.length, self.budget = length, budget
         self.whole, self.whole_budget = whole, whole_budget
+        self.tail = tail
         self.schedule, self.windows = schedule, windows
         self.policy, self.policy_budget = policy, policy_budget
         self.funnel = Funnel()
@@ -149,6 +152,7 @@ class SearchLowerer:
             "window_budget": self.budget,
             "whole_length": self.whole,
             "whole_budget": self.whole_budget,
+            "tail": self.tail,
             "schedule": getattr(self.schedule, "identity", self.schedule.__qualname__),
             "windows": self.windows,
             "policy": None if self.policy is None else self.policy.identity,
@@ -280,8 +284,9 @@ class SearchLowerer:
         A block of at most `whole` instructions is searched whole first, bounded by its
         own cost: a search that runs out of states proves nothing cheaper exists.  A
         longer block, or one whose whole search exceeds its budget, is searched in
-        windows (compiler.search.windows), and the cheaper of that and the best the whole
-        search found before its budget ran out is kept.  Both use the complete move set
+        windows (compiler.search.windows; the last window of a block with don't-care exit
+        slots up to `tail` long), and the cheaper of that and the best the whole search
+        found before its budget ran out is kept.  Both use the complete move set
         (`complete_schedule`; compiler.search.schedule.Problem): with fewer moves a block
         whose don't-care slots need filling could be "proven" optimal while cheaper code
         exists.  Then, with a policy, the model's schedules
@@ -308,7 +313,7 @@ class SearchLowerer:
                 whole = result.instructions or baseline
         if not self.windows:
             return whole, False
-        found = windowed_schedule(baseline, dont_care, self.length, self.budget)
+        found = windowed_schedule(baseline, dont_care, self.length, self.budget, tail=self.tail)
         funnel.expanded += found.expanded
         if cost(whole) <= cost(found.instructions):
             return whole, False

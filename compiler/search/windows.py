@@ -35,11 +35,18 @@ class Windowed:
 
 
 def windowed_schedule(
-    instructions, dont_care=frozenset(), length: int = 8, budget: int = 400, complete: bool = True
+    instructions,
+    dont_care=frozenset(),
+    length: int = 8,
+    budget: int = 400,
+    complete: bool = True,
+    tail: tuple[int, int] | None = None,
 ) -> Windowed:
     """The cheapest cover of the block by windows of at most `length` instructions, each
     searched with the complete move set unless `complete` is False
-    (compiler.search.schedule.Problem)."""
+    (compiler.search.schedule.Problem).  `tail` = (length, budget): where the block has
+    don't-care exit slots, the last window may be that long, searched with that budget
+    (the freedom those slots give is seen only by the window that ends the block)."""
     instructions = list(instructions)
     count = len(instructions)
     # best[j] = (cost, schedule, windows, optimal windows) of the first j instructions
@@ -47,12 +54,16 @@ def windowed_schedule(
     best[0] = ((0, 0), [], 0, 0)
     searched = expanded = 0
     for end in range(1, count + 1):
-        for start in range(max(0, end - length), end):
+        longest = length
+        if end == count and dont_care and tail is not None:
+            longest = max(length, tail[0])
+        for start in range(max(0, end - longest), end):
             if best[start] is None:
                 continue
             piece = instructions[start:end]
             window_care = frozenset(dont_care) if end == count else frozenset()
-            solution, optimal, states = _solve(tuple(piece), window_care, budget, complete)
+            allowed = budget if end - start <= length else tail[1]
+            solution, optimal, states = _solve(tuple(piece), window_care, allowed, complete)
             solution = list(solution)
             searched += 1
             expanded += states
