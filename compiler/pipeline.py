@@ -151,11 +151,12 @@ def compile_program(
     compared by `compiler.search.objective` on the runs `profile(program)` gives (every
     instruction once without a profile), and unless `-O2` is strictly cheaper the
     `-O1` program is the result.  With loops unrolled, the unrolled program with
-    classical blocks is a third candidate (`_never_costlier`).  `-O3` adds the model (compiler.neural.model) from the
-    weight file `weights` (default: the shipped one); a file that cannot be used gives a
-    warning and the `-O2` build.  The model runs on numpy (`engine="numpy"`) or as its own
-    program, std.nn.optimizer compiled at `-O2`, on the VM (`engine="vm"`,
-    compiler.neural.language_model): the same scores, so the same TASM.  `model` names
+    classical blocks is a third candidate (`_never_costlier`).  `-O3` adds the model
+    (compiler.neural.model) from the weight file `weights` (default: the shipped one); a
+    file that cannot be used gives a warning and the `-O2` build.  The model runs on
+    numpy (`engine="numpy"`) or as its own program, std.nn.optimizer compiled at `-O2`,
+    on the VM (`engine="vm"`, compiler.neural.language_model): the same scores, so the
+    same TASM.  `model` names
     another model program instead (compiler.neural.program_model, run on the JIT, with the
     weight file `weights`, which it needs): a program or weight file that cannot be used
     raises ProgramModelError or WeightsError, never a silent fallback.
