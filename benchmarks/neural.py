@@ -9,6 +9,8 @@ built once per row:
 * `search + <policy>`: the policy-guided search (compiler.search.guided) with the
   uniform-random control, the frequency-table control, and every `--policy` given; one
   such row per `--guide-weights` weight (0 by default: the policy breaks A*'s ties);
+* `led search + <policy>`: the search the policy leads (compiler.search.guided
+  `led_schedule`: the state the policy doubts least is expanded next), what `-O3` runs;
 * `greedy + <policy>`: greedy decoding alone (no search), for the same policies;
 * `decode, search + <policy>`: the greedy decode, then the search it guides with the
   states left of the budget, bounded by the decode: the two together, as `-O3` runs them.
@@ -58,7 +60,7 @@ from compiler.lower.classical import CLASSICAL
 from compiler.neural.dataset import split
 from compiler.pipeline import compile_program
 from compiler.search.dag import DagError, build_dag
-from compiler.search.guided import decode_greedy, guided_schedule
+from compiler.search.guided import decode_greedy, guided_schedule, led_schedule
 from compiler.search.lowerer import SearchLowerer
 from compiler.search.policies import UniformRandomPolicy, frequency_policy
 from compiler.search.schedule import Result, cost, search_schedule
@@ -121,6 +123,13 @@ def guided(policy, weight: int = 0):
     return search
 
 
+def led(policy):
+    def search(dag, budget, bound):
+        return led_schedule(dag, policy, budget, bound)
+
+    return search
+
+
 def greedy(policy):
     def search(dag, budget, bound):
         result = decode_greedy(policy, dag, bound[0])  # no longer than the block's code
@@ -151,15 +160,16 @@ def decode_then_search(policy):
 
 
 def strategies(policies: list, weights=(0,), greedy_only: bool = False) -> list[tuple[str, object]]:
-    """(row name, search) per row after `-O1`: a search row per policy and weight, a
-    greedy row per policy, a decode-then-search row per policy (`greedy_only`: the greedy
-    rows alone)."""
+    """(row name, search) per row after `-O1`: a search row per policy and weight, a led
+    search row, a greedy row and a decode-then-search row per policy (`greedy_only`: the
+    greedy rows alone)."""
     if greedy_only:
         return [(f"greedy + {name}", greedy(policy)) for name, policy in policies]
     rows = [("unguided search", search_schedule)]
     for weight in weights:
         label = "search" if weight == 0 else f"search (weight {weight})"
         rows += [(f"{label} + {name}", guided(policy, weight)) for name, policy in policies]
+    rows += [(f"led search + {name}", led(policy)) for name, policy in policies]
     rows += [(f"greedy + {name}", greedy(policy)) for name, policy in policies]
     rows += [(f"decode, search + {name}", decode_then_search(policy)) for name, policy in policies]
     return rows

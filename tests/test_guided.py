@@ -29,7 +29,14 @@ from compiler.neural.dataset import (
     split,
 )
 from compiler.search.dag import DagError, build_dag
-from compiler.search.guided import decode_greedy, guided_schedule, ranks
+from compiler.search.guided import (
+    GAP_CAP,
+    GAP_UNIT,
+    decode_greedy,
+    guided_schedule,
+    led_schedule,
+    ranks,
+)
 from compiler.search.moves import State, legal_moves, start
 from compiler.search.policies import (
     TABLE,
@@ -116,6 +123,64 @@ def test_the_weighted_order_is_anytime_and_never_costlier():
     assert improved >= 2
 
 
+@pytest.mark.parametrize("name", sorted(POLICIES))
+def test_led_schedules_are_proven_equal_and_cheaper_than_the_bound(name):
+    improved = 0
+    for block, dag in sample():
+        bound = cost(block)
+        result = led_schedule(dag, POLICIES[name], 60, bound)
+        if result.instructions is None:
+            if result.optimal:  # the frontier ran empty: nothing cheaper exists
+                assert search_schedule(dag, 20_000, bound).instructions is None
+            continue
+        assert cost(result.instructions) < bound
+        assert proven_equal(block, result.instructions, dag.entry), (block, result.instructions)
+        improved += 1
+        if result.optimal:  # anytime: an empty frontier proves the last one found optimal
+            best = search_schedule(dag, 20_000, bound)
+            assert best.optimal and cost(best.instructions) == cost(result.instructions)
+    assert improved >= 3
+
+
+class _Scripted:
+    """A policy that knows one schedule: at each state on its way, the schedule's next
+    move gets score 0 and every other move the largest doubt, or the reverse (`right`
+    False: a policy that is always wrong)."""
+
+    identity = "scripted"
+
+    def __init__(self, dag, schedule, right: bool):
+        problem = Problem(dag)
+        state, self.next = start(problem), {}
+        for instruction in schedule:
+            self.next[(state.stack, state.done)] = instruction
+            move = next(m for m in legal_moves(problem, state) if m.instruction == instruction)
+            state = State(move.stack, move.done)
+        self.right = right
+
+    def block(self, dag):
+        return self
+
+    def scores(self, state, previous, moves):
+        wanted = self.next.get((state.stack, state.done))
+        doubt = -GAP_CAP * GAP_UNIT
+        return [0 if (move.instruction == wanted) == self.right else doubt for move in moves]
+
+
+def test_a_policy_that_is_always_right_leads_the_search_straight_to_the_optimum():
+    block = [("pick", 7), ("pick", 5), ("pick", 5), ("write_io", 3)]
+    block += [("pick", 2), ("pick", 2), ("pick", 2), ("write_io", 3), ("pop", 2)]
+    dag = build_dag(block)
+    best = search_schedule(dag, 20_000, cost(block))
+    assert best.optimal and best.instructions is not None
+    assert best.expanded > 100 * len(best.instructions)  # A* needs far more states
+    steps = len(best.instructions)  # the led search: one state per instruction
+    right = led_schedule(dag, _Scripted(dag, best.instructions, True), steps, cost(block))
+    assert right.instructions == best.instructions
+    wrong = led_schedule(dag, _Scripted(dag, best.instructions, False), steps, cost(block))
+    assert wrong.instructions is None
+
+
 def test_a_bound_no_schedule_beats_is_proven_by_the_guided_search():
     block = [("dup", 1), ("dup", 1), ("add", None)]
     result = guided_schedule(build_dag(block), POLICIES["frequency"], 5_000, cost(block))
@@ -161,6 +226,8 @@ def _runs() -> list:
         dag = build_dag(block)
         for policy in POLICIES.values():
             result = guided_schedule(dag, policy, 100, cost(block))
+            found.append((result.instructions, result.optimal, result.expanded))
+            result = led_schedule(dag, policy, 100, cost(block))
             found.append((result.instructions, result.optimal, result.expanded))
             found.append(decode_greedy(policy, dag, 64).instructions)
     return found
@@ -238,6 +305,33 @@ def test_training_trajectories_replay_to_proven_schedules():
         assert cost(spelled) <= cost([tuple(item) for item in block["baseline"]])
         if number % 4 == 0:  # the checker on a quarter of them keeps the file fast
             assert proven_equal(start_code, spelled, dag.entry, block["dont_care"])
+
+
+def test_every_move_labelled_optimal_starts_a_schedule_as_cheap_as_the_target():
+    dataset = load_dataset()
+    labelled = 0
+    for block in dataset["blocks"][::6]:
+        start_code = [tuple(item) for item in block["start"]]
+        dag = build_dag(start_code, frozenset(block["dont_care"]))
+        target = cost([tuple(item) for item in block["schedule"]])
+        problem = Problem(dag)
+        state, spelled = start(problem), []
+        for step in block["steps"]:
+            moves = legal_moves(problem, state)
+            assert step["chosen"] in step["optimal"]
+            for index in step["optimal"]:
+                if index == step["chosen"]:
+                    continue
+                move = moves[index]
+                rest = search_schedule(dag, 20_000, origin=(move.stack, move.done))
+                schedule = spelled + [move.instruction] + rest.instructions
+                assert cost(schedule) == target
+                assert proven_equal(start_code, schedule, dag.entry, block["dont_care"])
+                labelled += 1
+            chosen = moves[step["chosen"]]
+            spelled.append(chosen.instruction)
+            state = State(chosen.stack, chosen.done)
+    assert labelled > 20  # the target is not the only optimal schedule
 
 
 def test_the_dataset_build_is_deterministic():

@@ -33,7 +33,10 @@ from compiler.pipeline import compile_program
 from compiler.search.dag import build_dag
 from compiler.search.guided import decode_greedy
 from compiler.search.moves import KINDS
+from compiler.verify import Assumptions, check_equivalent
 from vm import interp
+from vm.isa import instruction_set
+from vm.tasm import Op
 
 ROOT = Path(__file__).resolve().parents[1]
 TINY = ROOT / "docs/examples/tiny_model.tri"
@@ -123,11 +126,23 @@ def test_tiny_model_scores_match_the_oracle_and_decode_verified_blocks(tiny, eng
             dag = build_dag(list(block.start), block.dont_care)
             decoded = decode_greedy(policy, dag, len(block.schedule) + 4).instructions
             assert decoded is not None
-            # a decode may be refuted: a longer schedule can dig below the 16 words the
-            # op stack always holds (the fitness counts verified decodes only)
-            equal += verified(block, decoded)
+            if verified(block, decoded):
+                equal += 1
+                continue
+            # refuted only because a longer schedule can dig below the 16 words the op
+            # stack always holds (the fitness counts verified decodes only): with the
+            # stack 16 words deeper than the block reads, it is equal
+            assert _equal_on_a_deeper_stack(block, decoded, dag.entry), (block, decoded)
         assert policy.states > 100
-        assert equal >= len(blocks) - 3, equal
+        assert equal >= len(blocks) * 4 // 5, equal
+
+
+def _equal_on_a_deeper_stack(block, decoded, entry: int) -> bool:
+    table = instruction_set()
+    assumptions = Assumptions(dont_care=block.dont_care, minimum_depth=16 + entry)
+    before = [Op(table[name], argument) for name, argument in block.baseline]
+    after = [Op(table[name], argument) for name, argument in decoded]
+    return check_equivalent(before, after, assumptions=assumptions).equivalent
 
 
 def test_the_fitness_of_a_program_policy_is_deterministic(tiny):

@@ -48,7 +48,7 @@ def test_a_reduced_run_writes_the_same_weights_twice(capsys, tmp_path):
         arguments = ["train", "--blocks", BLOCKS, "--epochs", 1, "--generations", 1]
         code, out, err = tri(capsys, *arguments, "--workers", workers, "--output", output)
         assert code == 0, err
-        assert "moves ranked first, float:" in out and "moves ranked first, fixed point:" in out
+        assert "optimal schedule, float:" in out and "optimal schedule, fixed point:" in out
         assert output.with_suffix(".png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
         weights = load_weights(output, list(PARAMETERS))
         assert f"identity {weights.identity}" in out

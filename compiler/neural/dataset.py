@@ -20,8 +20,11 @@ stamp, sorted keys: the same bytes on every run) with its SHA-256 content hash.
   "targets better than the compiler where they exist").  Each block records
   `cheaper` so either subset can be taken.
 * **Trajectories**: the schedule replayed through `legal_moves` from the start
-  state; per step the state (stack, done), the legal moves (their instructions)
-  and the index of the chosen one.
+  state; per step the state (stack, done), the legal moves (their instructions),
+  the index of the chosen one and `optimal`, the indices of every move after which
+  the rest of the block can be done as cheaply as the target does it (a search from
+  the move's state, bounded by the target's rest, within `LABEL_BUDGET` states): the
+  moves that start *an* optimal schedule, not only the one the search happened to take.
 * **Split**: whole modules; a module is held out when the first byte of the SHA-256
   of its path (relative to the repository, POSIX) is below `HELD_OUT_BELOW` (about 22%).
 """
@@ -43,10 +46,11 @@ from compiler.search.dag import DagError, build_dag
 from compiler.search.lowerer import SearchLowerer, o2_rules
 from compiler.search.moves import State, legal_moves, start
 from compiler.search.policies import TABLE, frequency_table, save_table
-from compiler.search.schedule import Problem, ScheduleError, cost, search_schedule
+from compiler.search.schedule import Problem, ScheduleError, cost, search_schedule, size
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 BUDGET = 20_000  # states the target search may expand per block
+LABEL_BUDGET = 2_000  # states per move to decide whether it starts an optimal schedule
 MAX_LENGTH = 24  # instructions a block may have to be searched whole
 HELD_OUT_BELOW = 56  # of 256: a module whose path hash starts below this is held out
 DATASET = ROOT / "compiler/neural/training_set.json.gz"
@@ -102,10 +106,13 @@ def program_blocks(checked) -> list[tuple[list, list, tuple]]:
 
 def trajectory(dag, instructions) -> list[dict] | None:
     """The schedule as choices among legal moves; None if it is not a path of legal
-    moves to a goal state (or a step is ambiguous)."""
+    moves to a goal state (or a step is ambiguous).  Per step, `optimal` lists the moves
+    after which the rest of the block can still be done as cheaply as the schedule does
+    it (`optimal_moves`), the chosen one among them."""
     problem = Problem(dag)
     state = start(problem)
     steps = []
+    left = cost(instructions)
     for instruction in instructions:
         moves = legal_moves(problem, state)
         matching = [i for i, move in enumerate(moves) if move.instruction == instruction]
@@ -117,10 +124,30 @@ def trajectory(dag, instructions) -> list[dict] | None:
                 "done": state.done,
                 "moves": [list(move.instruction) for move in moves],
                 "chosen": matching[0],
+                "optimal": optimal_moves(dag, moves, left, matching[0]),
             }
         )
+        left = (left[0] - 1, left[1] - size(instruction[0]))
         state = State(moves[matching[0]].stack, moves[matching[0]].done)
     return steps if problem.goal(state.stack, state.done) else None
+
+
+def optimal_moves(dag, moves, left: tuple[int, int], chosen: int) -> list[int]:
+    """The indices of `moves` after which a rest of cost at most `left` (the optimal
+    schedule's, from this state) is found by `search_schedule` within `LABEL_BUDGET`
+    states: every move that starts an optimal schedule, as far as that budget shows (a
+    move it cannot decide is left out; the chosen move is in by construction)."""
+    found = []
+    for index, move in enumerate(moves):
+        # the bound is strict: a rest cheaper than this one costs at most `left` after the move
+        rest = (left[0] - 1, left[1] - size(move.instruction[0]) + 1)
+        if index == chosen:
+            found.append(index)
+        elif rest[0] >= 0:
+            result = search_schedule(dag, LABEL_BUDGET, rest, origin=(move.stack, move.done))
+            if result.instructions is not None:
+                found.append(index)
+    return found
 
 
 def build_dataset(names: list[str] | None = None, budget: int = BUDGET) -> dict:

@@ -2,17 +2,20 @@
 
 Input: the model's starting parameters (signed fixed-point integers,
 compiler.neural.model), the training set (compiler.neural.dataset: per block its DAG
-and, per step of the search's schedule, the legal moves and the one chosen), a seed
-and a number of epochs.  Output: `train(...) -> Trained`, the trained parameters
-quantized back to fixed point, the loss per epoch and the share of steps whose
-chosen move the model ranks first, before and after quantization.
+and, per step of the search's schedule, the legal moves, the one chosen and the ones
+that start an optimal schedule as well), a seed and a number of epochs.  Output:
+`train(...) -> Trained`, the trained parameters quantized back to fixed point, the loss
+per epoch and the share of steps where the move the model ranks first starts an optimal
+schedule, before and after quantization.
 
 The forward pass is the model's own (compiler.neural.model.Model), run on `TorchReal`,
 an arithmetic of PyTorch float64 tensors that mirrors the float twin
 (compiler.neural.backends.Real) operation for operation, so PyTorch's automatic
 differentiation gives the gradients of exactly the function the fixed-point model
-computes, up to rounding.  The loss is the cross-entropy of the move the search chose
-among the legal moves of each step (a pointer head: illegal moves never get a score).
+computes, up to rounding.  The loss of a step is minus the log of the probability the
+model gives to the moves that start an optimal schedule (the chosen one and every other
+the dataset lists as `optimal`), among the legal moves (a pointer head: illegal moves
+never get a score): a model is not taught that a move as good as the search's is wrong.
 Adam, one update per block, blocks in an order drawn from the seed; one thread and
 PyTorch's deterministic algorithms, so two runs from one seed give the same weights on
 one machine (evolution, compiler.neural.evolution, is bit-reproducible everywhere).
@@ -54,6 +57,7 @@ class Step:
     previous: Move | None
     moves: tuple[Move, ...]
     chosen: int
+    optimal: tuple[int, ...]  # the moves that start an optimal rest, `chosen` among them
 
 
 @dataclass(frozen=True)
@@ -72,7 +76,8 @@ def examples(dataset: dict) -> list[Example]:
         state, previous, steps = start(problem), None, []
         for recorded in block["steps"]:
             moves = tuple(legal_moves(problem, state))
-            steps.append(Step(state, previous, moves, recorded["chosen"]))
+            optimal = tuple(recorded.get("optimal", [recorded["chosen"]]))
+            steps.append(Step(state, previous, moves, recorded["chosen"], optimal))
             previous = moves[recorded["chosen"]]
             state = State(previous.stack, previous.done)
         found.append(Example(block["module"], dag, tuple(steps)))
@@ -169,7 +174,7 @@ def quantize(weights) -> dict[str, np.ndarray]:
 
 
 def accuracy(model: Model, found: list[Example]) -> tuple[int, int]:
-    """(steps whose chosen move has the highest score, first on ties; steps)."""
+    """(steps whose highest-scored move, first on ties, starts an optimal rest; steps)."""
     right = total = 0
     for example in found:
         prepared = model.prepare(example.dag)
@@ -179,7 +184,7 @@ def accuracy(model: Model, found: list[Example]) -> tuple[int, int]:
                 for score in model.scores(prepared, step.state, step.previous, step.moves)
             ]
             best = max(range(len(scores)), key=lambda index: (scores[index], -index))
-            right += best == step.chosen
+            right += best in step.optimal
             total += 1
     return right, total
 
@@ -213,7 +218,8 @@ def train(
             loss = 0
             for step in example.steps:
                 scores = model.scores(prepared, step.state, step.previous, step.moves)
-                loss = loss - torch.log_softmax(scores, dim=0)[step.chosen]
+                chances = torch.log_softmax(scores, dim=0)[list(step.optimal)]
+                loss = loss - torch.logsumexp(chances, dim=0)
             loss.backward()
             optimizer.step()
             with torch.no_grad():  # keep weights where the fixed-point model is exact

@@ -29,6 +29,16 @@ whether they are proven optimal, the states expanded.
   returned; a search that empties its frontier without one has proven none exists
   (`Result(None, True, ...)`).  Deterministic: no sets, no Python `hash()`, ties broken
   by insertion order.
+* `led_schedule(dag, policy, budget, bound)`: best-first search led by the policy, what
+  `-O3` runs.  At every expanded state the legal moves that can still lead to a
+  schedule under the bound (estimate below it, state not reached as cheaply before)
+  are scored by the policy; a move's *doubt* is its score's gap to the best of them, in
+  units of `GAP_UNIT` (a quarter of a fixed-point unit: for the model, a quarter of a
+  logit), capped at `GAP_CAP`.  The frontier is ordered by `(doubt of the path, f, -g,
+  insertion)`: the path the policy is surest of goes first, A*'s order among paths it
+  doubts equally.  A policy always right reaches an optimal schedule in one state per
+  instruction, where A* may need thousands.  Anytime, as the weighted order above:
+  every goal found becomes the bound, `optimal` only when the frontier ran empty.
 * `decode_greedy(policy, dag, step_limit)`: from the start state, take the best-scored
   legal move (the first of equal scores) after which the plain schedule
   (compiler.search.schedule.plain_completion) still finishes the block within the
@@ -52,6 +62,8 @@ from compiler.search.schedule import SIZES, Problem, Result, plain_completion
 SCALE = 8  # the penalty is added to the instruction count in eighths of an instruction
 RANK_CAP = 8  # a move ranked lower than this costs no more than this
 WEIGHT = 0  # the default: the policy breaks ties only (measured best; docs/search.md)
+GAP_UNIT = 1 << 14  # led search: a move's doubt is its score's gap to the best in these units
+GAP_CAP = 8  # ... and at most this many
 
 
 def ranks(scores) -> list[int]:
@@ -72,14 +84,10 @@ def guided_schedule(
 ) -> Result:
     """The cheapest schedule of `dag` found within `budget` expanded states, the search
     steered by `policy`; see the module docstring."""
-    problem = Problem(dag)
-    guide = policy.block(dag)
-    first = start(problem)
-    estimate = problem.estimate(first.stack, 0)
+    problem, guide, root, estimate = _begin(dag, policy)
     if bound is not None and estimate >= bound:
         return Result(None, True, 0)
     counter = 0
-    root = (first.stack, first.done)
     # entries: (priority, -g instructions, penalty, counter, f, g, state key)
     frontier = [((estimate[0] * SCALE, estimate[1]), 0, 0, counter, estimate, (0, 0), root)]
     best_cost: dict[tuple, tuple[int, int]] = {root: (0, 0)}
@@ -128,6 +136,72 @@ def guided_schedule(
             entry = (priority, -step[0], new_penalty, counter, f_new, step, new_key)
             heapq.heappush(frontier, entry)
     return Result(found, True, expanded)  # every state that could do better was expanded
+
+
+def led_schedule(
+    dag: Dag, policy: Policy, budget: int = 20_000, bound: tuple[int, int] | None = None
+) -> Result:
+    """The cheapest schedule of `dag` found within `budget` expanded states, the policy
+    choosing which state to expand next; see the module docstring."""
+    problem, guide, root, estimate = _begin(dag, policy)
+    if bound is not None and estimate >= bound:
+        return Result(None, True, 0)
+    counter = 0
+    # entries: (doubt, f, -g instructions, counter, g, state key)
+    frontier = [(0, estimate, 0, counter, (0, 0), root)]
+    best_cost: dict[tuple, tuple[int, int]] = {root: (0, 0)}
+    parent: dict[tuple, tuple[tuple, Move]] = {}
+    found: list | None = None
+    expanded = 0
+    while frontier:
+        doubt, f, _, _, cost_here, key = heapq.heappop(frontier)
+        if best_cost[key] < cost_here:
+            continue  # a stale entry: the state was reached more cheaply since
+        if bound is not None and f >= bound:
+            continue  # a goal found since makes this state useless
+        stack, done = key
+        if problem.goal(stack, done):
+            found = _path(parent, key)
+            bound = cost_here  # look only for strictly cheaper schedules from now on
+            continue
+        expanded += 1
+        if expanded > budget:
+            return Result(found, False, expanded)
+        state = State(stack, done)
+        kept = []  # the moves that may still lead to a schedule under the bound
+        for move in legal_moves(problem, state):
+            step = (cost_here[0] + 1, cost_here[1] + SIZES[move.instruction[0]])
+            new_key = (move.stack, move.done)
+            if new_key in best_cost and best_cost[new_key] <= step:
+                continue  # reached as cheaply before (the first path to it is kept)
+            h = problem.estimate(move.stack, move.done)
+            f_new = (step[0] + h[0], step[1] + h[1])
+            if bound is not None and f_new >= bound:
+                continue
+            kept.append((move, step, new_key, f_new))
+        if not kept:
+            continue
+        previous = parent[key][1] if key in parent else None
+        scores = guide.scores(state, previous, [move for move, _, _, _ in kept])
+        top = max(scores)
+        for (move, step, new_key, f_new), score in zip(kept, scores):
+            if new_key in best_cost and best_cost[new_key] <= step:
+                continue  # two moves of this state reach the same state
+            best_cost[new_key] = step
+            parent[new_key] = (key, move)
+            counter += 1
+            gap = min((top - score) // GAP_UNIT, GAP_CAP)
+            heapq.heappush(frontier, (doubt + gap, f_new, -step[0], counter, step, new_key))
+    return Result(found, True, expanded)  # every state that could do better was expanded
+
+
+def _begin(dag: Dag, policy: Policy):
+    """(the search problem, the policy for the block, the start state's key, its
+    estimate)."""
+    problem = Problem(dag)
+    first = start(problem)
+    root = (first.stack, first.done)
+    return problem, policy.block(dag), root, problem.estimate(first.stack, 0)
 
 
 def _path(parent: dict, key: tuple) -> list[tuple[str, int | None]]:

@@ -157,6 +157,7 @@ class SearchLowerer:
             "windows": self.windows,
             "policy": None if self.policy is None else self.policy.identity,
             "policy_budget": self.policy_budget,
+            "policy_search": "led_schedule",
         }
 
     def lower_block(self, block: Block) -> list[Instr]:
@@ -321,17 +322,17 @@ class SearchLowerer:
 
     def guided(self, start: list, dont_care, found: list, funnel: Funnel) -> list:
         """`found`, or a schedule of `start` from the policy that is no costlier than it in
-        any figure and cheaper in one: its greedy decode, then a search it guides bounded
-        by the best so far.  A block the policy does
-        not take (too many nodes for the model) keeps `found`."""
-        from compiler.search.guided import decode_greedy, guided_schedule
+        any figure and cheaper in one: its greedy decode, then the search it leads
+        (`led_schedule`) bounded by the best so far.  A block the policy does not take
+        (too many nodes for the model) keeps `found`."""
+        from compiler.search.guided import decode_greedy, led_schedule
 
         try:
             dag = build_dag(start, dont_care)
             # no longer than the best so far (or the plain schedule, if that is longer)
             results = [decode_greedy(self.policy, dag, len(found))]
             bound = min(cost(found), cost(results[0].instructions or found))
-            results.append(guided_schedule(dag, self.policy, self.policy_budget, bound))
+            results.append(led_schedule(dag, self.policy, self.policy_budget, bound))
         except (DagError, ScheduleError, PolicyDeclined):
             return found
         best = found

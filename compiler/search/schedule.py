@@ -465,7 +465,11 @@ def _shallowest(stack: tuple, depth: int) -> bool:
 
 
 def search_schedule(
-    dag: Dag, budget: int = 20_000, bound: tuple[int, int] | None = None, complete: bool = False
+    dag: Dag,
+    budget: int = 20_000,
+    bound: tuple[int, int] | None = None,
+    complete: bool = False,
+    origin: tuple[tuple, int] | None = None,
 ) -> Result:
     """The cheapest schedule of `dag` found by A* within `budget` expanded states, with the
     complete move set if `complete` (see `Problem`).
@@ -473,15 +477,20 @@ def search_schedule(
     With a `bound` (the cost of a schedule already known, e.g. the block's own code)
     only strictly cheaper schedules are looked for: every state whose estimate reaches
     the bound is dropped, and a search that runs out of states has proven that nothing
-    cheaper than the bound exists (`optimal` with no instructions)."""
+    cheaper than the bound exists (`optimal` with no instructions).  `origin`, a state
+    `(stack, done)` of the search, starts there instead of at the block's entry: the
+    schedule found is the rest of the block from that state, and the bound is on the
+    rest's cost."""
     problem = Problem(dag, complete)
-    start = problem.forget(tuple(range(dag.entry - 1, -1, -1)), 0)
+    if origin is None:
+        origin = (problem.forget(tuple(range(dag.entry - 1, -1, -1)), 0), 0)
+    start, done_at_start = origin
     counter = 0
-    estimate = problem.estimate(start, 0)
+    estimate = problem.estimate(start, done_at_start)
     if bound is not None and estimate >= bound:
         return Result(None, True, 0)
-    frontier = [(estimate, 0, counter, (0, 0), estimate, start, 0)]
-    best_cost: dict[tuple, tuple[int, int]] = {(start, 0): (0, 0)}
+    frontier = [(estimate, 0, counter, (0, 0), estimate, start, done_at_start)]
+    best_cost: dict[tuple, tuple[int, int]] = {origin: (0, 0)}
     parent: dict[tuple, tuple] = {}
     expanded = 0
     while frontier:

@@ -152,7 +152,10 @@ def run_training(seed: int, epochs: int, generations: int, workers, blocks=None)
         ("float", trained.float_accuracy),
         ("fixed point", trained.fixed_accuracy),
     ):
-        say(f"moves ranked first, {label}: {right}/{total} = {right / max(total, 1):.1%}")
+        say(
+            f"first-ranked moves that start an optimal schedule, {label}: "
+            f"{right}/{total} = {right / max(total, 1):.1%}"
+        )
     parameters, history = trained.parameters, ()
     if generations:
         fitness = GreedyFitness(training_blocks(data))
