@@ -54,6 +54,7 @@ whether they are proven optimal, the states expanded.
 from __future__ import annotations
 
 import heapq
+from functools import partial
 
 from compiler.search.dag import Dag
 from compiler.search.moves import Move, Policy, State, legal_moves, start
@@ -84,18 +85,58 @@ def guided_schedule(
 ) -> Result:
     """The cheapest schedule of `dag` found within `budget` expanded states, the search
     steered by `policy`; see the module docstring."""
-    problem, guide, root, estimate = _begin(dag, policy)
+
+    def penalties(score, moves, kept):  # ranks among every legal move
+        placed = ranks(score(moves))
+        return [min(placed[index], RANK_CAP) for index in kept]
+
+    def order(penalty: int, f: tuple[int, int], g: tuple[int, int]) -> tuple:
+        return (f[0] * SCALE + weight * penalty, f[1]), -g[0], penalty
+
+    return _best_first(dag, policy, budget, bound, penalties, order, anytime=weight != 0)
+
+
+def led_schedule(
+    dag: Dag, policy: Policy, budget: int = 20_000, bound: tuple[int, int] | None = None
+) -> Result:
+    """The cheapest schedule of `dag` found within `budget` expanded states, the policy
+    choosing which state to expand next; see the module docstring."""
+
+    def doubts(score, moves, kept):  # gaps among the moves kept
+        scores = score([moves[index] for index in kept])
+        top = max(scores)
+        return [min((top - score) // GAP_UNIT, GAP_CAP) for score in scores]
+
+    def order(doubt: int, f: tuple[int, int], g: tuple[int, int]) -> tuple:
+        return doubt, f, -g[0]
+
+    return _best_first(dag, policy, budget, bound, doubts, order, anytime=True)
+
+
+def _best_first(dag: Dag, policy: Policy, budget: int, bound, penalties, order, anytime: bool):
+    """The best-first search both orders share.  At each expanded state the legal moves
+    whose state is new or reached more cheaply, with an estimate under the bound, are
+    kept; `penalties(score, legal moves, indices of the kept ones)` gives each kept move
+    its penalty (`score(moves)`: the policy's scores of those moves in this state), added
+    along the path, and `order(path penalty, f, g)` its place in the frontier (insertion
+    order last).  Not `anytime`: the first goal is returned as proven
+    optimal (an admissible order); else every goal becomes the bound."""
+    problem = Problem(dag)
+    guide = policy.block(dag)
+    first = start(problem)
+    root = (first.stack, first.done)
+    estimate = problem.estimate(first.stack, 0)
     if bound is not None and estimate >= bound:
         return Result(None, True, 0)
     counter = 0
-    # entries: (priority, -g instructions, penalty, counter, f, g, state key)
-    frontier = [((estimate[0] * SCALE, estimate[1]), 0, 0, counter, estimate, (0, 0), root)]
+    # entries: (order, insertion, path penalty, f, g, state key)
+    frontier = [(order(0, estimate, (0, 0)), counter, 0, estimate, (0, 0), root)]
     best_cost: dict[tuple, tuple[int, int]] = {root: (0, 0)}
     parent: dict[tuple, tuple[tuple, Move]] = {}
     found: list | None = None
     expanded = 0
     while frontier:
-        _, _, penalty, _, f, cost_here, key = heapq.heappop(frontier)
+        _, _, penalty, f, cost_here, key = heapq.heappop(frontier)
         if best_cost[key] < cost_here:
             continue  # a stale entry: the state was reached more cheaply since
         if bound is not None and f >= bound:
@@ -103,7 +144,7 @@ def guided_schedule(
         stack, done = key
         if problem.goal(stack, done):
             found = _path(parent, key)
-            if weight == 0:
+            if not anytime:
                 return Result(found, True, expanded)
             bound = cost_here  # look only for strictly cheaper schedules from now on
             continue
@@ -112,64 +153,8 @@ def guided_schedule(
             return Result(found, False, expanded)
         state = State(stack, done)
         moves = legal_moves(problem, state)
-        previous = parent[key][1] if key in parent else None
-        placed = ranks(guide.scores(state, previous, moves)) if moves else []
-        for move, place in zip(moves, placed):
-            name = move.instruction[0]
-            step = (cost_here[0] + 1, cost_here[1] + SIZES[name])
-            new_key = (move.stack, move.done)
-            new_penalty = penalty + min(place, RANK_CAP)
-            if new_key in best_cost and best_cost[new_key] <= step:
-                continue  # reached as cheaply before (the first path to it is kept)
-            if bound is not None:  # the nodes left alone already reach it
-                left = problem.phase(move.done)
-                if (step[0] + left.instructions, step[1] + left.words) >= bound:
-                    continue
-            h = problem.estimate(move.stack, move.done)
-            f_new = (step[0] + h[0], step[1] + h[1])
-            if bound is not None and f_new >= bound:
-                continue
-            best_cost[new_key] = step
-            parent[new_key] = (key, move)
-            counter += 1
-            priority = (f_new[0] * SCALE + weight * new_penalty, f_new[1])
-            entry = (priority, -step[0], new_penalty, counter, f_new, step, new_key)
-            heapq.heappush(frontier, entry)
-    return Result(found, True, expanded)  # every state that could do better was expanded
-
-
-def led_schedule(
-    dag: Dag, policy: Policy, budget: int = 20_000, bound: tuple[int, int] | None = None
-) -> Result:
-    """The cheapest schedule of `dag` found within `budget` expanded states, the policy
-    choosing which state to expand next; see the module docstring."""
-    problem, guide, root, estimate = _begin(dag, policy)
-    if bound is not None and estimate >= bound:
-        return Result(None, True, 0)
-    counter = 0
-    # entries: (doubt, f, -g instructions, counter, g, state key)
-    frontier = [(0, estimate, 0, counter, (0, 0), root)]
-    best_cost: dict[tuple, tuple[int, int]] = {root: (0, 0)}
-    parent: dict[tuple, tuple[tuple, Move]] = {}
-    found: list | None = None
-    expanded = 0
-    while frontier:
-        doubt, f, _, _, cost_here, key = heapq.heappop(frontier)
-        if best_cost[key] < cost_here:
-            continue  # a stale entry: the state was reached more cheaply since
-        if bound is not None and f >= bound:
-            continue  # a goal found since makes this state useless
-        stack, done = key
-        if problem.goal(stack, done):
-            found = _path(parent, key)
-            bound = cost_here  # look only for strictly cheaper schedules from now on
-            continue
-        expanded += 1
-        if expanded > budget:
-            return Result(found, False, expanded)
-        state = State(stack, done)
         kept = []  # the moves that may still lead to a schedule under the bound
-        for move in legal_moves(problem, state):
+        for index, move in enumerate(moves):
             step = (cost_here[0] + 1, cost_here[1] + SIZES[move.instruction[0]])
             new_key = (move.stack, move.done)
             if new_key in best_cost and best_cost[new_key] <= step:
@@ -178,30 +163,22 @@ def led_schedule(
             f_new = (step[0] + h[0], step[1] + h[1])
             if bound is not None and f_new >= bound:
                 continue
-            kept.append((move, step, new_key, f_new))
+            kept.append((index, move, step, new_key, f_new))
         if not kept:
             continue
         previous = parent[key][1] if key in parent else None
-        scores = guide.scores(state, previous, [move for move, _, _, _ in kept])
-        top = max(scores)
-        for (move, step, new_key, f_new), score in zip(kept, scores):
+        score = partial(guide.scores, state, previous)
+        added = penalties(score, moves, [item[0] for item in kept])
+        for (_, move, step, new_key, f_new), more in zip(kept, added):
             if new_key in best_cost and best_cost[new_key] <= step:
                 continue  # two moves of this state reach the same state
             best_cost[new_key] = step
             parent[new_key] = (key, move)
             counter += 1
-            gap = min((top - score) // GAP_UNIT, GAP_CAP)
-            heapq.heappush(frontier, (doubt + gap, f_new, -step[0], counter, step, new_key))
+            total = penalty + more
+            entry = (order(total, f_new, step), counter, total, f_new, step, new_key)
+            heapq.heappush(frontier, entry)
     return Result(found, True, expanded)  # every state that could do better was expanded
-
-
-def _begin(dag: Dag, policy: Policy):
-    """(the search problem, the policy for the block, the start state's key, its
-    estimate)."""
-    problem = Problem(dag)
-    first = start(problem)
-    root = (first.stack, first.done)
-    return problem, policy.block(dag), root, problem.estimate(first.stack, 0)
 
 
 def _path(parent: dict, key: tuple) -> list[tuple[str, int | None]]:
