@@ -1,7 +1,7 @@
 """The `-O3` model in the language on the VM: milliseconds per block inference and per state.
 
 std.nn.optimizer (compiler.neural.language_model) compiled at `--level` (default
-`VM_LEVEL`, what `-O3 --engine vm` runs) with the shipped weights, on the JIT by default:
+`VM_LEVEL`, what `-O3 --model-engine vm` runs) with the shipped weights, on the JIT by default:
 for `--blocks` blocks of the training set (compiler/neural/dataset.py) spread over their
 sizes, one block inference (`LanguageModel.prepare`) each, then the scores of `--states`
 states along the path that always takes the first legal move (`LanguageModel.scores`).

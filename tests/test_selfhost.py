@@ -122,18 +122,18 @@ def same_tasm_both_engines(capsys, program, monkeypatch, tmp_path) -> None:
     monkeypatch.setenv("TRI_CACHE", str(tmp_path))  # each engine's decisions are its own
     outputs = {}
     for engine in ("numpy", "vm"):
-        code, outputs[engine], err = tri(capsys, "build", program, "-O3", "--engine", engine)
+        code, outputs[engine], err = tri(capsys, "build", program, "-O3", "--model-engine", engine)
         assert code == 0, err
     assert outputs["vm"] == outputs["numpy"]
 
 
 @pytest.mark.parametrize("name", ["let_forms", "alias_collision"])
 def test_the_model_on_the_vm_builds_the_same_tasm(capsys, name, monkeypatch, tmp_path):
-    """`-O3 --engine vm` runs std.nn.optimizer as the model: the same scores as numpy, so
+    """`-O3 --model-engine vm` runs std.nn.optimizer as the model: the same scores as numpy, so
     the same TASM, on programs where the model's schedule is taken."""
     program = f"tests/programs/valid/{name}.tri"
     same_tasm_both_engines(capsys, program, monkeypatch, tmp_path)
-    code, report, err = tri(capsys, "build", program, "-O3", "--engine", "vm", "--report")
+    code, report, err = tri(capsys, "build", program, "-O3", "--model-engine", "vm", "--report")
     assert code == 0, err
     search = next(line for line in report.splitlines() if line.startswith("search:"))
     identity = tri(capsys, "selfhost", "--identity")[1].strip()
@@ -141,7 +141,7 @@ def test_the_model_on_the_vm_builds_the_same_tasm(capsys, name, monkeypatch, tmp
 
 
 def test_a_terminal_is_told_when_the_model_s_program_is_compiled(capsys, monkeypatch):
-    """The first `-O3 --engine vm` build on a machine compiles std.nn.optimizer for the JIT
+    """The first `-O3 --model-engine vm` build on a machine compiles std.nn.optimizer for the JIT
     (about a minute): a user at a terminal gets a note, only while it is not cached."""
     import vm.jit.compiler
     from tri.commands.build import note_model_compile

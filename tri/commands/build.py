@@ -13,6 +13,7 @@ from compiler.levels import DEFAULT_LEVEL
 from tri.commands.common import EXIT_OK, UsageError, is_tasm
 from tri.commands.source import (
     add_level_options,
+    add_model_options,
     add_profile_option,
     add_source_options,
     load_checked,
@@ -54,24 +55,7 @@ def register(commands) -> None:
     )
     add_level_options(build)
     add_profile_option(build)
-    build.add_argument(
-        "--engine",
-        choices=("numpy", "vm"),
-        default="numpy",
-        help="where the -O3 model runs: numpy (default) or its own program, std.nn.optimizer, "
-        "on the VM (the same TASM)",
-    )
-    build.add_argument(
-        "--model",
-        metavar="FILE.tri",
-        help="at -O3, this model program instead of the shipped model, run on the JIT "
-        "(docs/optimizer-experiments.md); needs --weights",
-    )
-    build.add_argument(
-        "--weights",
-        metavar="FILE",
-        help="the -O3 model's weight file (default: the shipped one, or $TRI_WEIGHTS)",
-    )
+    add_model_options(build)
     build.add_argument("--isa", choices=ISAS, default="rel", help="instruction set (default: rel)")
     add_source_options(build)
     build.set_defaults(handler=command_build)
@@ -97,7 +81,7 @@ def compile_source(path_text: str, arguments, level: int = DEFAULT_LEVEL, isa="r
 
         model_errors = (ProgramModelError, WeightsError)
     checked = load_checked(path_text, arguments, dump)
-    engine = getattr(arguments, "engine", "numpy")
+    engine = getattr(arguments, "model_engine", "numpy")
     if level == 3 and engine == "vm" and model is None and sys.stderr.isatty():
         note_model_compile()
     try:
@@ -119,7 +103,7 @@ def compile_source(path_text: str, arguments, level: int = DEFAULT_LEVEL, isa="r
 
 
 def note_model_compile() -> None:
-    """Tell a user at a terminal when `-O3 --engine vm` is about to compile the model's
+    """Tell a user at a terminal when `-O3 --model-engine vm` is about to compile the model's
     program for the JIT, which takes about a minute once per machine (then its disk cache)."""
     import vm.jit
 

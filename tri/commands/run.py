@@ -23,6 +23,7 @@ from tri.commands.common import (
 )
 from tri.commands.source import (
     add_level_options,
+    add_model_options,
     add_profile_option,
     add_source_options,
     load_checked,
@@ -87,6 +88,7 @@ def add_run_options(parser: argparse.ArgumentParser, reference: bool = True) -> 
             help="run a Trident program on the reference evaluator instead of the VM",
         )
     add_level_options(parser)
+    add_model_options(parser)
     add_profile_option(parser)
     add_source_options(parser)
 

@@ -65,6 +65,29 @@ def add_level_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_model_options(parser: argparse.ArgumentParser) -> None:
+    """The -O3 model's options, on every command that compiles a program at a level:
+    where the shipped model runs, or a model program of the user's and its weights."""
+    parser.add_argument(
+        "--model-engine",
+        choices=("numpy", "vm"),
+        default="numpy",
+        help="where the -O3 model runs: numpy (default) or its own program, std.nn.optimizer, "
+        "on the VM (the same TASM)",
+    )
+    parser.add_argument(
+        "--model",
+        metavar="FILE.tri",
+        help="at -O3, this model program instead of the shipped model, run on the JIT "
+        "(docs/optimizer-experiments.md); needs --weights",
+    )
+    parser.add_argument(
+        "--weights",
+        metavar="FILE",
+        help="the -O3 model's weight file (default: the shipped one, or $TRI_WEIGHTS)",
+    )
+
+
 def add_profile_option(parser: argparse.ArgumentParser) -> None:
     """`--profile-input WORDS`: the public input of one representative run, for `-O2`."""
     from tri.commands.common import field_list
