@@ -464,7 +464,7 @@ class _WordLiveness(_Liveness):
             self.analysis.words_last_use.discard(expr)
         else:
             self.analysis.words_last_use.add(expr)
-            live |= words
+        live |= words  # every word it takes is live before it, not only when none was
 
 
 def _words(bindings) -> frozenset:
