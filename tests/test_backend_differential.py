@@ -201,6 +201,9 @@ def compare_call(checked, module_text, key, label, arguments, rng) -> str | None
     secret = [random_word(rng) for _ in range(24)]
     digests = [tuple(random_word(rng) for _ in range(5)) for _ in range(6)]
     ram = {address: random_word(rng) for address in range(48) if rng.random() < 0.7}
+    for word in {w for argument in arguments for w in argument}:  # an argument may be an address
+        if rng.random() < 0.5:
+            ram.update({(word + k) % P: random_word(rng) for k in range(96)})
     state = evaluate_state(checked, public, secret, digests, ram, key=key, args=arguments)
     result, failure = state.result, state.error
     if failure is not None and failure.kind == "StepLimitExceeded":

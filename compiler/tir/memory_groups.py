@@ -140,8 +140,10 @@ class MemoryGroupBuilder:
         found = [bounds(a.statement.value, self.instance, self.known_bounds) for a in group]
         last = max(group, key=lambda access: self.analysis.numbers[access.statement])
         self.expr(last.base)  # its last use in the group: moved when dead after it
+        # room for the words while the base is still a slot at the top (read_mem takes it):
+        # a spill made with the base left out of the slots would reach one word too high
+        stack.make_room(total - 1)
         del stack.slots[-1]
-        stack.make_room(total)
         self.emit_offset(low + total - 1)
         for words in _chunks(total):
             stack.emit(Op("ReadMem", words))
