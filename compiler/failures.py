@@ -16,7 +16,7 @@ or an origin, the message is the VM's own.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from compiler.sourcemap import Origin, construct_start, origin_at
 
@@ -29,12 +29,35 @@ class RunFailure:
     message: str  # in the language's terms when the origin is known
     origin: Origin | None = None
     where: str = ""  # for the VM: "at ip 17 ('assert'), cycle 9"
+    # the failure the source order gives the same input, when it is another construct's
+    # (compiled code may check in another order: `first_in_source`)
+    source_order: RunFailure | None = None
 
     def as_json(self) -> dict | None:
-        """The `location` of a JSON error: the origin's file and span, and the message."""
+        """The `location` of a JSON error: the origin's file and span, and the message; with
+        `first_in_source`, the source order's failure where it is at another construct."""
         if self.origin is None:
             return None
-        return {**self.origin.as_json(), "message": self.message}
+        location = {**self.origin.as_json(), "message": self.message}
+        if self.source_order is not None:
+            first = self.source_order
+            location["first_in_source"] = {**first.origin.as_json(), "kind": first.kind}
+            location["first_in_source"]["message"] = first.message
+        return location
+
+
+def first_in_source(failure: RunFailure, reference: RunFailure | None) -> RunFailure:
+    """`failure` (a compiled run's) with the reference evaluator's failure of the same input
+    attached when that is at another construct.  Every level rejects exactly the inputs the
+    source rejects, but compiled code may check in another order than the source's (a
+    range check merged into the instruction that uses the value, a block rescheduled), so an
+    input that breaks more than one check can stop at another of them."""
+    if reference is None or reference.origin is None or failure.origin is None:
+        return failure
+    here, there = failure.origin, reference.origin
+    if (here.path, here.span) == (there.path, there.span):
+        return failure
+    return replace(failure, source_order=reference)
 
 
 # --- messages ----------------------------------------------------------------------------------
@@ -177,9 +200,16 @@ def render(failure: RunFailure, color: bool = False) -> str:
     span = _first_line(origin.span, source)
     diagnostic = Diagnostic("error", failure.kind, failure.message, origin.path, span)
     text = render_diagnostic(diagnostic, source, color)
+    gutter = " " * len(str(span.line))
     if failure.where:
-        gutter = " " * len(str(span.line))
         text += f"\n {gutter} = note: the VM stopped {failure.where}"
+    first = failure.source_order
+    if first is not None:
+        text += (
+            f"\n {gutter} = note: in source order this input fails first at {first.origin.where}"
+            f": {first.message} ({first.kind}); compiled code may check in another order and "
+            "stop at another check the input breaks; every -O level rejects the same inputs"
+        )
     return text
 
 

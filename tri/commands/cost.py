@@ -112,12 +112,14 @@ def command_cost(arguments) -> int:
     if arguments.json:
         report = program_report(arguments, result, attribution, owners, checked)
         if result.error is not None:
-            location = result_json(program, result, run_inputs(arguments), arguments.engine)
+            location = result_json(
+                program, result, run_inputs(arguments), arguments.engine, checked
+            )
             report["error"]["location"] = location["error"]["location"]
         print(json.dumps(report))
     else:
         print_program_report(arguments, result, attribution, owners, checked)
-        report_error(program, result, run_inputs(arguments), arguments.engine)
+        report_error(program, result, run_inputs(arguments), arguments.engine, checked)
     return EXIT_OK if result.error is None else EXIT_FAILED
 
 

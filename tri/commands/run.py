@@ -128,20 +128,56 @@ def vm_failure(program, error, inputs: api.Inputs, engine: str):
     return explain(program, error, lambda cycles: api.run(program, inputs, cycles, engine))
 
 
-def result_json(program, result: api.Result, inputs: api.Inputs, engine: str) -> dict:
+# A failing run of a source program at most this long is also run on the reference
+# evaluator, with a budget of SOURCE_ORDER_STEPS_PER_CYCLE evaluator steps per cycle (steps,
+# never seconds), to say where the source order fails first when that is elsewhere.
+SOURCE_ORDER_CYCLES = 1 << 20
+SOURCE_ORDER_STEPS_PER_CYCLE = 8
+
+
+def run_failure(program, error, inputs: api.Inputs, engine: str, checked=None):
+    """`vm_failure`, and for a source program (`checked`) the source order's failure of the
+    same input where that is at another construct (compiler.failures.first_in_source)."""
+    from compiler.failures import first_in_source
+
+    failure = vm_failure(program, error, inputs, engine)
+    if checked is None or error.kind == "StepLimitExceeded" or error.cycle > SOURCE_ORDER_CYCLES:
+        return failure
+    from compiler.evaluate import evaluate
+
+    evaluation = evaluate(
+        checked,
+        public_input=inputs.public,
+        secret_input=inputs.secret,
+        secret_digests=inputs.digests,
+        ram=dict(inputs.ram),
+        max_steps=SOURCE_ORDER_STEPS_PER_CYCLE * (error.cycle + 1),
+    )
+    reference = evaluation.failure()
+    if reference is None or reference.kind == "StepLimitExceeded":
+        return failure
+    return first_in_source(failure, reference)
+
+
+def result_json(
+    program, result: api.Result, inputs: api.Inputs, engine: str, checked=None
+) -> dict:
     """`result.as_json()` with the error's source location, when there is one."""
     report = result.as_json()
     if result.error is not None:
-        report["error"]["location"] = vm_failure(program, result.error, inputs, engine).as_json()
+        failure = run_failure(program, result.error, inputs, engine, checked)
+        report["error"]["location"] = failure.as_json()
     return report
 
 
-def report_error(program, result: api.Result, inputs: api.Inputs, engine: str) -> None:
+def report_error(
+    program, result: api.Result, inputs: api.Inputs, engine: str, checked=None
+) -> None:
     """Print the run's error, if any: at its source line when the program has a source map."""
     if result.error is not None:
         from compiler.failures import render
 
-        failure = vm_failure(program, result.error, inputs, engine)
+        failure = run_failure(program, result.error, inputs, engine, checked)
         print(render(failure, OUTPUT.color), file=sys.stderr)
 
 
@@ -152,12 +188,13 @@ def command_run(arguments) -> int:
         return run_source(arguments)
     program, result = _execute(arguments)
     inputs = run_inputs(arguments)
+    checked = getattr(arguments, "checked", None)
     if arguments.json:
-        print(json.dumps(result_json(program, result, inputs, arguments.engine)))
+        print(json.dumps(result_json(program, result, inputs, arguments.engine, checked)))
     else:
         for value in result.output:
             print(value)
-        report_error(program, result, inputs, arguments.engine)
+        report_error(program, result, inputs, arguments.engine, checked)
     return EXIT_OK if result.error is None else EXIT_FAILED
 
 
