@@ -35,6 +35,7 @@ class Case:
     ram: dict = field(default_factory=dict)
     output: list[int] = field(default_factory=list)
     error: str | None = None
+    flags: str = ""  # the `run:` flags as written, `tri run`'s own
 
 
 @dataclass
@@ -45,7 +46,7 @@ class Expectations:
 
 
 def _case(line: int, flags: str, expected: str) -> Case:
-    case = Case(line)
+    case = Case(line, flags=flags.strip())
     tokens = shlex.split(flags)
     for option, value in zip(tokens[::2], tokens[1::2], strict=True):
         match option:
