@@ -201,6 +201,9 @@ def merkle_parent(node: int, digest: tuple[int, ...], sibling: tuple[int, ...]):
 
 
 def _merkle_world(function: str, rng: random.Random, arguments: dict) -> dict:
+    place = "position" if function == "verify_position" else "index"
+    if not _takes(arguments, "depth", place):
+        return {}
     depth = arguments["depth"][0]
     if depth > 64:
         return {}  # fails on the bound before anything else
@@ -216,7 +219,8 @@ def _merkle_world(function: str, rng: random.Random, arguments: dict) -> dict:
         if depth < 32 and rng.random() < 0.85:
             arguments["index"] = (rng.randrange(1 << depth, 1 << (depth + 1)),)
         index = arguments["index"][0]
-    if function in ("verify", "verify_position") and rng.random() < 0.75 and index <= U32_MAX:
+    verifies = function in ("verify", "verify_position") and _takes(arguments, "leaf", "root")
+    if verifies and rng.random() < 0.75 and index <= U32_MAX:
         node, digest = index, arguments["leaf"]
         for sibling in digests:
             node, digest = merkle_parent(node, digest, sibling)
@@ -225,13 +229,13 @@ def _merkle_world(function: str, rng: random.Random, arguments: dict) -> dict:
 
 
 def _auth_world(function: str, rng: random.Random, arguments: dict) -> dict:
-    if function in ("verify_preimage", "verify_preimage5"):
+    if function in ("verify_preimage", "verify_preimage5") and _takes(arguments, "expected"):
         size = 1 if function == "verify_preimage" else 5
         secret = tuple(_field(rng) for _ in range(size))
         if rng.random() < 0.6:
             arguments["expected"] = lock_digest(secret)
         return {"secret": list(secret) if rng.random() < 0.9 else []}
-    if function != "verify_threshold":
+    if function != "verify_threshold" or not _takes(arguments, "keys_addr", "count", "threshold"):
         return {}
     keys, count, threshold = (arguments[name][0] for name in ("keys_addr", "count", "threshold"))
     if threshold > count and rng.random() < 0.6:
@@ -259,7 +263,7 @@ def _auth_world(function: str, rng: random.Random, arguments: dict) -> dict:
 
 
 def _fibonacci_world(function: str, rng: random.Random, arguments: dict) -> dict:
-    if function == "is_consecutive" and rng.random() < 0.5:
+    if function == "is_consecutive" and _takes(arguments, "a", "b") and rng.random() < 0.5:
         a, b = 0, 1
         for _ in range(rng.randrange(60)):
             a, b = b, (a + b) % P
@@ -268,12 +272,18 @@ def _fibonacci_world(function: str, rng: random.Random, arguments: dict) -> dict
 
 
 def _digest_world(function: str, rng: random.Random, arguments: dict) -> dict:
-    if function == "equal" and rng.random() < 0.6:
+    if function == "equal" and _takes(arguments, "a", "b") and rng.random() < 0.6:
         same = list(arguments["a"])
         if rng.random() < 0.4:
             same[rng.randrange(5)] = rng.randrange(P)
         arguments["b"] = tuple(same)
     return {}
+
+
+def _takes(arguments: dict, *names: str) -> bool:
+    """The function has these parameters: a world is written for a module's functions as
+    they are here, and a module of the same name elsewhere (another library's) may differ."""
+    return all(name in arguments for name in names)
 
 
 WORLDS: dict[str, Callable[[str, random.Random, dict], dict]] = {

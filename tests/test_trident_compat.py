@@ -7,6 +7,7 @@ reference evaluator.  Checking the real library (rebuilt from public copies, nev
 shipped) found a fourth construct its recursive verifier uses once the dot steps
 check: a function declared `-> Digest` that returns a tuple of five Fields."""
 
+import json
 import re
 from pathlib import Path
 
@@ -89,3 +90,12 @@ def test_a_tuple_of_five_fields_is_a_digest_only_as_a_declared_result(tmp_path, 
     assert "pack.tri:8:5: error[E0201]: return value: expected Digest, found (Field, Field, " in err
     assert "pack.tri:12:21: error[E0201]: expected Digest, found (Field, " in err
     assert err.count("error[") == 2  # five(...) is accepted
+
+
+def test_a_module_named_like_a_bundled_one_costs_on_its_own_parameters(capsys):
+    """`tri cost MODULE --cases` on another library's std.crypto.merkle, whose functions
+    take other parameters than the bundled module's (the bundled bench cases read `depth`)."""
+    path = ROOT / "crypto" / "merkle.tri"
+    code, out, err = tri(capsys, "cost", "--stdlib", ROOT, path, "--cases", "2", "--json")
+    assert code == 0, err
+    assert [row["function"] for row in json.loads(out)["functions"]] == ["bind"]
