@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import shlex
+from pathlib import Path
 
 import pytest
 from cli_helpers import tri
@@ -18,6 +19,7 @@ from corpus import PROGRAMS, corpus, expectations
 
 from compiler.levels import LEVELS
 
+ROOT = Path(__file__).resolve().parents[1]
 CASES = [path for path in corpus("valid") if expectations(path).cases]
 
 
@@ -36,3 +38,13 @@ def test_run_and_cost_at_every_level(capsys, path, level):
     cost = json.loads(out)
     assert cost["output"] == run["output"]
     assert cost["padded_height"] == run["padded_height"] and cost["heights"] == run["heights"]
+
+
+@pytest.mark.parametrize("level", sorted(LEVELS))
+def test_tri_test_at_every_level(capsys, level):
+    """`tri test` on the corpus's tested program and two library modules with tests."""
+    paths = [PROGRAMS / "valid" / "attributes.tri", *(ROOT / "stdlib" / "math").glob("*.tri")]
+    code, out, err = tri(capsys, "test", *paths, f"-O{level}", "--json")
+    assert code == 0, err
+    results = json.loads(out)
+    assert results["tests"] and all(test["passed"] for test in results["tests"]), results
