@@ -143,16 +143,7 @@ def run_failure(program, error, inputs: api.Inputs, engine: str, checked=None):
     failure = vm_failure(program, error, inputs, engine)
     if checked is None or error.kind == "StepLimitExceeded" or error.cycle > SOURCE_ORDER_CYCLES:
         return failure
-    from compiler.evaluate import evaluate
-
-    evaluation = evaluate(
-        checked,
-        public_input=inputs.public,
-        secret_input=inputs.secret,
-        secret_digests=inputs.digests,
-        ram=dict(inputs.ram),
-        max_steps=SOURCE_ORDER_STEPS_PER_CYCLE * (error.cycle + 1),
-    )
+    evaluation = evaluate_source(checked, inputs, SOURCE_ORDER_STEPS_PER_CYCLE * (error.cycle + 1))
     reference = evaluation.failure()
     if reference is None or reference.kind == "StepLimitExceeded":
         return failure
@@ -198,22 +189,26 @@ def command_run(arguments) -> int:
     return EXIT_OK if result.error is None else EXIT_FAILED
 
 
-def run_source(arguments) -> int:
-    """`tri run PROG.tri --reference`: the reference evaluator (without it: compiled, the VM)."""
-    checked = load_checked(arguments.program, arguments)
-    if checked.entry is None:
-        raise UsageError(f"error: {arguments.program} is a module; only a program can run")
+def evaluate_source(checked, inputs: api.Inputs, max_steps: int):
+    """The reference evaluator's run of a checked program on these inputs."""
     from compiler.evaluate import evaluate  # imported on use: it loads the front end
 
-    inputs = run_inputs(arguments)
-    evaluation = evaluate(
+    return evaluate(
         checked,
         public_input=inputs.public,
         secret_input=inputs.secret,
         secret_digests=inputs.digests,
         ram=dict(inputs.ram),
-        max_steps=arguments.max_steps,
+        max_steps=max_steps,
     )
+
+
+def run_source(arguments) -> int:
+    """`tri run PROG.tri --reference`: the reference evaluator (without it: compiled, the VM)."""
+    checked = load_checked(arguments.program, arguments)
+    if checked.entry is None:
+        raise UsageError(f"error: {arguments.program} is a module; only a program can run")
+    evaluation = evaluate_source(checked, run_inputs(arguments), arguments.max_steps)
     if arguments.json:
         print(json.dumps(evaluation.as_json()))
     else:
