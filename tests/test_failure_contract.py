@@ -70,9 +70,7 @@ def test_the_reference_reports_the_first_failure_in_source_order(capsys, program
     assert reference["error"]["location"]["line"] == 10
 
 
-def test_a_level_that_checks_in_another_order_says_where_the_source_fails_first(
-    capsys, program
-):
+def test_a_level_that_checks_in_another_order_says_where_the_source_fails_first(capsys, program):
     _, compiled = run_json(capsys, program, BOTH_BROKEN, "-O1")
     location = compiled["error"]["location"]
     assert (location["line"], compiled["error"]["kind"]) == (11, "AssertionFailed")

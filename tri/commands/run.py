@@ -150,9 +150,7 @@ def run_failure(program, error, inputs: api.Inputs, engine: str, checked=None):
     return first_in_source(failure, reference)
 
 
-def result_json(
-    program, result: api.Result, inputs: api.Inputs, engine: str, checked=None
-) -> dict:
+def result_json(program, result: api.Result, inputs: api.Inputs, engine: str, checked=None) -> dict:
     """`result.as_json()` with the error's source location, when there is one."""
     report = result.as_json()
     if result.error is not None:
