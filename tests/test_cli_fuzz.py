@@ -55,7 +55,7 @@ from pathlib import Path
 
 import pytest
 from cli_helpers import HEIGHT_NAMES
-from source_generator import MODULE_NAME, GeneratedProgram, generate
+from source_generator import MODULE_NAME, Case, GeneratedProgram, generate
 
 from compiler import bench, bench_cases
 from compiler.check.symbols import mangle
@@ -517,6 +517,171 @@ def test_the_fuzz_reports_a_wrong_output_and_a_traceback(tmp_path, monkeypatch):
     report = fuzz(2, tmp_path, generated, Plan((0, 1, 3)))
     assert any("the evaluator" in problem and "-O1 case" in problem for problem in report.problems)
     assert any(problem.startswith("-O3 build: traceback") for problem in report.problems)
+
+
+# --- the failures found, reduced (tests/fuzz_findings.md has the commands): they fail until
+# the bugs are fixed, like the seeds in KNOWN_FAILURES
+
+STRUCT_COPY = """\
+program struct_copy
+
+use vm.io.io
+
+struct T {
+    count: Field,
+    flag: Field,
+}
+
+fn bump(t: T, k: Field) -> T {
+    let seen: Field = t.flag
+    let mut next: T = t
+    next.count = t.count + k
+    next
+}
+
+fn main() {
+    let r: T = bump(T { count: io.read(), flag: 3 }, 5)
+    io.write(r.count)
+}
+"""
+
+STRUCT_MATCH = """\
+program struct_match
+
+use vm.io.io
+
+struct T {
+    count: Field,
+    flag: Field,
+}
+
+fn bump(t: T) -> T {
+    let next: T = T { count: t.count, flag: t.flag }
+    match t {
+        T { count: c, flag: _ } => {
+        }
+    }
+    io.write(t.flag)
+    next
+}
+
+fn main() {
+    let r: T = bump(T { count: io.read(), flag: 3 })
+    io.write(r.count)
+}
+"""
+
+MODULE_READS = """\
+module fuzzlib
+
+use vm.io.mem
+
+fn mix(
+    s: Field,
+    x0: Field, x1: Field, x2: Field, x3: Field,
+    x4: Field, x5: Field, x6: Field, x7: Field,
+    x8: Field, x9: Field, x10: Field, x11: Field,
+    x12: Field, x13: Field, x14: Field, x15: Field,
+) -> Field {
+    let mut next: Field = s
+    next = next + x0
+    next = next + x1
+    next = next + x2
+    next = next + x3
+    next = next + x4
+    next = next + x5
+    next = next + x6
+    next = next + x7
+    next = next + x8
+    next = next + x9
+    next = next + x10
+    next = next + x11
+    next = next + x12
+    next = next + x13
+    next = next + x14
+    next = next + x15
+    next
+}
+
+pub fn absorb(s: Field, base: Field) -> Field {
+    mix(
+        s,
+        mem.read(base + 0), mem.read(base + 1), mem.read(base + 2), mem.read(base + 3),
+        mem.read(base + 4), mem.read(base + 5), mem.read(base + 6), mem.read(base + 7),
+        mem.read(base + 8), mem.read(base + 9), mem.read(base + 10), mem.read(base + 11),
+        mem.read(base + 12), mem.read(base + 13), mem.read(base + 14), mem.read(base + 15),
+    )
+}
+"""
+
+MODULE_READS_HARNESS = """\
+program harness
+
+use fuzzlib
+use vm.io.io
+
+fn main() {
+    let which: Field = io.read()
+    if which == 0 {
+        let s: Field = io.read()
+        let base: Field = io.read()
+        io.write(fuzzlib.absorb(s, base))
+    }
+}
+"""
+
+U32_GROWTH = """\
+program u32_growth
+
+use vm.io.io
+use vm.core.convert
+
+struct S {
+    count: Field,
+    f1: U32,
+    f2: Bool,
+    f3: U32,
+}
+
+fn bump(t: S, k: Field) -> S {
+    let mut first: S = S { count: t.count, f1: t.f1, f2: t.f2, f3: t.f3 }
+    first.f1 = convert.as_u32(convert.as_field(t.f1) + 3)
+    let mut next: S = S { count: t.count, f1: t.f1, f2: t.f2, f3: t.f3 }
+    next.f3 = convert.as_u32(convert.as_field(t.f3) + 1)
+    next.f1 = convert.as_u32(convert.as_field(t.f1) + 3)
+    next
+}
+
+fn main() {
+    let x: Field = io.read()
+    let s: Field = io.divine()
+    let start: S = S { count: s, f1: convert.as_u32(7), f2: x == 0, f3: convert.as_u32(2) }
+    let r: S = bump(bump(bump(start, 3), x), s)
+    io.write(convert.as_field(r.f1))
+}
+"""
+
+_RAM = tuple((100 + k, k + 1) for k in range(16))
+FINDINGS = {
+    "a: struct copy": GeneratedProgram(0, "program", "struct_copy", STRUCT_COPY, (Case((4,)),)),
+    "a: struct match": GeneratedProgram(0, "program", "struct_match", STRUCT_MATCH, (Case((4,)),)),
+    "b: module reads": GeneratedProgram(
+        0,
+        "module",
+        MODULE_NAME,
+        MODULE_READS,
+        (Case((0, 7, 100), ram=_RAM, function="absorb", arguments=((7,), (100,))),),
+        MODULE_READS_HARNESS,
+        (("absorb", ("Field", "Field")),),
+    ),
+    "c: u32 growth": GeneratedProgram(0, "program", "u32_growth", U32_GROWTH, (Case((0,), (0,)),)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FINDINGS))
+def test_the_reduced_findings_agree_through_the_command_line(tmp_path, name):
+    report = fuzz(0, tmp_path, FINDINGS[name])
+    assert not report.problems, f"{name}:\n" + "\n".join(report.problems[:4])
 
 
 if __name__ == "__main__":
