@@ -21,6 +21,10 @@ struct, to a helper.  `GeneratedProgram.harness` is a program that imports the m
 and calls one public function, chosen by its first input word, the way a user calls a
 library function; each module case names its function and carries its arguments, so the
 module built alone can be called with the same words (`Case.arguments`).
+
+`generate(seed, kind=..., cases=..., copies=..., size=...)` forces the kind, sets the number
+of cases, writes struct copies as literals instead (`copies=False`, to look past bug (a))
+and scales the number of statements (`size`).  The writing itself is `source_writer.Writer`.
 """
 
 from __future__ import annotations

@@ -32,12 +32,13 @@ of a built file 0.2 per level, a JIT run 0.1-0.2, a run from the source the leve
 again; 6-9 s a program at all four levels, twice that for a module (built alone and its
 harness).  So 2,000 programs at all four levels (5 CPU hours) do not fit CI's budget: the
 quick test builds one seed in QUICK_STRIDE at all four levels and the others at -O0 and -O1
-(about 10 CPU minutes for 30 seeds, half of it the -O2 builds of wide structs); the slow test
-(`pytest -m slow`, 2,000 seeds) does the same with one seed in SLOW_STRIDE, programs of half
-the size, 7 generated cases and the JIT and the run from the source at one level per seed
-(about 1 CPU second a seed at -O0 and -O1: some 30 CPU minutes in all).  Seeds that fail on
-this tree, and why, are in KNOWN_FAILURES (the quick range; the slow range fails alike, about
-a third of its seeds, by the same two bugs); `python tests/test_cli_fuzz.py SEED` prints a
+(30 seeds: 215 s of test time, 2.4 minutes at -n 2, most of it -O2 builds of wide structs);
+the slow test (`pytest -m slow`, 2,000 seeds) does the same with one seed in SLOW_STRIDE,
+programs of half the size, 7 generated cases, and the JIT and the run from the source at one
+level per seed: 1.14 CPU seconds a seed on seeds 1000-1099 (half of which stop early on bugs
+(a) and (b)), so about 38 CPU minutes, 19 at -n 2.  Seeds that fail on this tree, and why,
+are in KNOWN_FAILURES (the quick range; the slow range fails alike, about half its seeds, by
+the same two bugs); `python tests/test_cli_fuzz.py SEED` prints a
 seed's problems, and TRI_FUZZ_GROWTH=FILE appends the table growth recorded to FILE.
 """
 
