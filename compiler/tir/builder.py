@@ -174,6 +174,7 @@ class FunctionBuilder(
         self.flow: dict = {}  # Binding -> bounds at this point (compiler.tir.flow_ranges)
         self.flow_loops: dict = {}  # For -> (bindings it assigns, bounds valid in its body)
         self.flow_forgets: dict = {}  # If -> the bindings it assigns (FlowBuilder.forget)
+        self.assigned_targets: dict = {}  # statement -> the targets it assigns (assigned_in)
         self.branch_depth = 0  # enclosing `if`s: their arms' assignments are not recorded
         self.bindings: dict = {}  # Value -> Binding
         self.contexts: list[_Context] = []
