@@ -492,7 +492,8 @@ class FunctionBuilder(
         condition = self.constant(statement.condition)
         if condition is not None:
             return self.if_known(statement, condition != 0, mode)
-        if mode == "value" and select_depth(statement) <= SELECT_DEPTH and self.selectable(statement):
+        both_ways = mode == "value" and select_depth(statement) <= SELECT_DEPTH
+        if both_ways and self.selectable(statement):
             return self.cheapest(
                 lambda: self.if_branches(statement, mode),
                 lambda: self.select(statement),
