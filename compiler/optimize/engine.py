@@ -104,7 +104,8 @@ def match(rule: Rule, items: list, start: int) -> dict | None:
     if start + len(pattern) > len(items):
         return None
     bindings: dict = {}
-    for (name, argument), (item_name, item_argument) in zip(pattern, items[start:]):
+    window = items[start : start + len(pattern)]  # not items[start:]: a copy of the rest
+    for (name, argument), (item_name, item_argument) in zip(pattern, window):
         if name != item_name:
             return None
         if argument is None or isinstance(argument, int):

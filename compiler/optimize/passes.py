@@ -148,6 +148,7 @@ def _selects(items: list) -> list:
 
     A pattern never starts at a guarded instruction and never spans a label.
     """
+    items = list(items)  # replaced in place: a new list per match made many selects n^2
     position = 0
     while position < len(items):
         guarded = position > 0 and _is(items[position - 1], "skiz")
@@ -161,7 +162,7 @@ def _selects(items: list) -> list:
                 matched = [Item(item.name, item.arg, item.origin) for item in window]
                 produced = inherit(replacement(rule, bindings), matched)
                 new = [Instr(pair[0], pair[1], origin_of(pair)) for pair in produced]
-                items = items[:position] + new + items[position + len(window) :]
+                items[position : position + len(window)] = new
                 break
         position += 1
     return items

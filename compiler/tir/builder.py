@@ -61,6 +61,27 @@ from compiler.tir.walk import (
 from vm.field import P
 
 
+# A select builds both arms whatever the condition, a nested select (an arm that is a valued
+# `if` of its own) both of its arms too, and each is built both ways (branches or a select)
+# and the cheaper kept: a chain of `else if` n deep would be built 2^n times.  A chain
+# deeper than this is branched at its top without trying the select, whose cost (every arm
+# of the chain below, always) grows with the depth while the branches' stays one arm's:
+# only the last SELECT_DEPTH links of a chain are built both ways, so its build is linear.
+# (In the stdlib and the corpus no select won above depth 1; the deepest chain tried is 3.)
+SELECT_DEPTH = 4
+
+
+def select_depth(statement: ast.If) -> int:
+    """How many valued `if`s deep `statement` nests through arms that are one `if` each."""
+    depth = 0
+    for block in (statement.then_block, statement.else_block):
+        if block is not None and len(block.statements) == 1:
+            inner = block.statements[0]
+            if isinstance(inner, ast.If):
+                depth = max(depth, select_depth(inner))
+    return depth + 1
+
+
 def build_tir(checked, allocator: Allocator | None = None) -> Program:
     """Compile the checked program (or module) to TIR."""
     pure = effect_free_instances(checked)
@@ -153,6 +174,7 @@ class FunctionBuilder(
         self.flow: dict = {}  # Binding -> bounds at this point (compiler.tir.flow_ranges)
         self.flow_loops: dict = {}  # For -> (bindings it assigns, bounds valid in its body)
         self.flow_forgets: dict = {}  # If -> the bindings it assigns (FlowBuilder.forget)
+        self.assigned_targets: dict = {}  # statement -> the targets it assigns (assigned_in)
         self.branch_depth = 0  # enclosing `if`s: their arms' assignments are not recorded
         self.bindings: dict = {}  # Value -> Binding
         self.contexts: list[_Context] = []
@@ -470,7 +492,8 @@ class FunctionBuilder(
         condition = self.constant(statement.condition)
         if condition is not None:
             return self.if_known(statement, condition != 0, mode)
-        if mode == "value" and self.selectable(statement):
+        both_ways = mode == "value" and select_depth(statement) <= SELECT_DEPTH
+        if both_ways and self.selectable(statement):
             return self.cheapest(
                 lambda: self.if_branches(statement, mode),
                 lambda: self.select(statement),

@@ -27,15 +27,38 @@ from compiler.check.bodies import LocalRef
 from compiler.check.types import width
 from compiler.syntax import ast
 from compiler.tir.ranges import bounds
-from compiler.tir.walk import part_offsets, statements
+from compiler.tir.walk import inlined_calls, part_offsets, statement_expressions, statements
 
 MAX_ITERATIONS = 64  # a longer constant loop is not run on bounds (nothing is known in it)
 
 
-def assigned_in(statement) -> set:
-    """The bindings a statement assigns, in its blocks and inlined calls included."""
-    block = ast.Block([statement])
-    return {target for inner in statements(block) for target in _targets(inner)}
+def assigned_in(statement, memo: dict | None = None) -> frozenset:
+    """The targets a statement assigns, in its blocks and inlined calls included.  `memo`
+    keeps the answer of every statement within: a chain of `else if`s n deep is walked
+    once, not once per link (n^2 statements), when each link is asked in turn."""
+    if memo is None:
+        memo = {}
+    found = memo.get(statement)
+    if found is None:
+        targets = set(_targets(statement))
+        for inner in _inner_statements(statement):
+            targets |= assigned_in(inner, memo)
+        found = memo[statement] = frozenset(targets)
+    return found
+
+
+def _inner_statements(statement):
+    """The statements one level in: those of its inlined calls' bodies and of its blocks."""
+    for expr in statement_expressions(statement):
+        for inlined in inlined_calls(expr):
+            yield from inlined.body.statements
+    match statement:
+        case ast.If():
+            yield from statement.then_block.statements
+            if statement.else_block is not None:
+                yield from statement.else_block.statements
+        case ast.For():
+            yield from statement.body.statements
 
 
 def _targets(statement) -> list:
@@ -198,7 +221,8 @@ class FlowBuilder:
         """Nothing is known any more of the bindings `statement` assigns."""
         assigned = self.flow_forgets.get(statement)
         if assigned is None:  # an `if` in a loop is built once per build of the body
-            assigned = {self.analysis.targets[target] for target in assigned_in(statement)}
+            targets = assigned_in(statement, self.assigned_targets)
+            assigned = {self.analysis.targets[target] for target in targets}
             self.flow_forgets[statement] = assigned
         for binding in assigned:
             self.flow.pop(binding, None)

@@ -99,19 +99,30 @@ def has_loop(block: ast.Block) -> bool:
 
 def statements(block: ast.Block):
     """Every statement of `block`, and of the blocks of its `if`s and `for`s and of the
-    inlined calls in its expressions (compiler.optimize.inliner), in order."""
-    for statement in block.statements:
+    inlined calls in its expressions (compiler.optimize.inliner), in order.  Walked with a
+    stack of its own, not nested generators: a statement n blocks deep (a chain of `else
+    if`s) costs one step, not n."""
+    pending = [iter(block.statements)]
+    while pending:
+        statement = next(pending[-1], None)
+        if statement is None:
+            pending.pop()
+            continue
         yield statement
-        for expr in statement_expressions(statement):
-            for inlined in inlined_calls(expr):
-                yield from statements(inlined.body)
+        inner = [
+            inlined.body
+            for expr in statement_expressions(statement)
+            for inlined in inlined_calls(expr)
+        ]
         match statement:
             case ast.If():
-                yield from statements(statement.then_block)
+                inner.append(statement.then_block)
                 if statement.else_block is not None:
-                    yield from statements(statement.else_block)
+                    inner.append(statement.else_block)
             case ast.For():
-                yield from statements(statement.body)
+                inner.append(statement.body)
+        if inner:
+            pending.append(iter([s for b in inner for s in b.statements]))
 
 
 def statement_expressions(statement) -> list:
