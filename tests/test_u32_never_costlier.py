@@ -5,9 +5,9 @@ not executions, so a block rewrite that is cheaper by every static figure can st
 make it taller: u32_growth.tri's `as_u32` checks were `dup 0 pop_count pop 1` at
 `-O1`, and `-O2`'s rules made some of them `push 1 pick k div_mod` and `push 0 xor`, so
 a value checked by `pop_count` in one function and by `div_mod` in another counted
-twice (u32 table 4,767 -> 9,521 rows, padded height 8,192 -> 16,384).  A block is now
-changed only if it records no u32-table entry its `-O1` code does not
-(compiler.search.u32_entries).
+twice (u32 table 4,641 -> 9,269 rows at this test's seed, padded height 8,192 ->
+16,384).  A block is now changed only if it records no u32-table entry its `-O1` code
+does not (compiler.search.u32_entries).
 
 * u32_growth.tri at n = 36 with random 32-bit words (fixed seed), through `tri cost
   --json` at -O1, -O2 and -O3: no table and no padded height above -O1's.
