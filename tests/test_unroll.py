@@ -164,11 +164,13 @@ def test_without_a_profile_nothing_is_unrolled():
     assert "__peel" not in compile_program(checked, 2).text
 
 
-def test_the_unrolled_program_is_kept_where_the_searched_blocks_lose_it():
-    # std.crypto.merkle on the bench's cases: unrolling `climb` is strictly cheaper, but
-    # the search's blocks (each strictly cheaper alone) change the program's words, and
-    # the cascade table, the tallest in these short runs, rises: the classical unrolled
-    # program is the one kept, not -O1
+def test_the_cheapest_of_the_unrolled_programs_is_kept():
+    # std.crypto.merkle on the bench's cases: unrolling `climb` is strictly cheaper.  The
+    # search's blocks (each strictly cheaper alone) change the program's words, so the
+    # cascade table, the tallest in these short runs, may rise: the classical unrolled
+    # program is a candidate too, and the cheapest of the three is kept.  (Before the u32
+    # test of the block lowerer the searched one lost, 871 -> 876 cascade rows; the block
+    # that did it is refused now, and the searched one wins on cycles.)
     from compiler.bench import DEBUG, bench_profile
     from compiler.pipeline import choose_unrolled
 
@@ -184,7 +186,10 @@ def test_the_unrolled_program_is_kept_where_the_searched_blocks_lose_it():
     searched = run_steps(BACK_END, checked, Options(2, SearchLowerer(cache=None), unroll=labels))
     classical = run_steps(BACK_END, checked, Options(2, CLASSICAL, unroll=labels))
     baseline = compile_program(checked, 1)
-    assert cost(classical["tasm"]) < cost(baseline.text) <= cost(searched["tasm"])
+    assert cost(classical["tasm"]) < cost(baseline.text)
     result = compile_program(checked, 2, profile=profile)
-    assert result.text == classical["tasm"]
-    assert result.search is not None and result.search.applied == 0
+    cheapest = min((searched["tasm"], classical["tasm"]), key=cost)
+    assert result.text == cheapest
+    assert cost(result.text) == min(cost(searched["tasm"]), cost(classical["tasm"]))
+    assert result.search is not None
+    assert (result.search.applied == 0) == (result.text == classical["tasm"])

@@ -16,7 +16,7 @@ block length and budget); `SEARCH_VERSION`; the hash of the deciding code's sour
 lowering, and the instruction table), so that a cache written by another version of
 the compiler is never used (a valid but different decision would make the output
 depend on the cache); and the cost context (`COST_CONTEXT`: the static figures a
-candidate must not worsen).
+candidate must not worsen, and that it records no u32-table entry the baseline does not).
 
 **Never trusted.** A cached decision is re-validated before use (`SearchLowerer`): code
 other than the baseline must be proven equivalent to it by compiler.verify under the
@@ -43,7 +43,10 @@ from functools import cache
 from pathlib import Path
 
 SEARCH_VERSION = 1
-COST_CONTEXT = "static: processor rows, op-stack rows, program words; none worse, one better"
+COST_CONTEXT = (
+    "static: processor rows, op-stack rows, program words; none worse, one better;"
+    " u32-table entries: a subset of the baseline's"
+)
 FUNNEL_FIELDS = (
     "blocks", "searched", "optimal", "candidates", "verified", "cheaper", "applied",
     "unknown", "different", "superopt", "model", "instructions_before", "instructions_after",

@@ -64,6 +64,11 @@ class Node:
     def commutative(self) -> bool:
         return self.name in COMMUTATIVE
 
+    @property
+    def u32_ordered(self) -> bool:
+        """Commutative in value, but the u32 table records its operands in order."""
+        return self.name in COMMUTATIVE and BY_NAME[self.name].u32
+
 
 @dataclass(frozen=True)
 class Dag:

@@ -49,6 +49,7 @@ from compiler.search.dag import DagError, build_dag
 from compiler.search.moves import PolicyDeclined
 from compiler.search.objective import strictly_cheaper
 from compiler.search.schedule import ScheduleError, complete_schedule, cost
+from compiler.search.u32_entries import covered
 from compiler.search.windows import windowed_schedule
 from compiler.superopt import database
 from compiler.verify import check_equivalent
@@ -98,8 +99,16 @@ class Funnel:
 
 @cache
 def o2_rules() -> tuple:
-    """The hand TASM rules, then the superoptimizer's (compiler.superopt.database)."""
-    return TASM_RULES + database.rules()
+    """The hand TASM rules, then the superoptimizer's (compiler.superopt.database) that
+    record no u32-table entry their pattern does not (compiler.search.u32_entries): the
+    others, such as `dup 0; pop_count; pop 1 -> push 0; xor`, are cheaper alone but can
+    make the u32 table taller, and a block they rewrite would be refused whole."""
+    kept = tuple(
+        rule
+        for rule in database.rules()
+        if covered(list(rule.parsed_replacement), list(rule.parsed_pattern))
+    )
+    return TASM_RULES + kept
 
 
 def _peephole(items: list) -> list:

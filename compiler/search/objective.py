@@ -7,7 +7,11 @@ then program size in words.  The power-of-two cliff applies to the whole program
 to a fragment.
 
 For code compared piece by piece (a block, a run of moves), `strictly_cheaper` compares the
-static figures one execution adds: no figure worse, at least one better.
+static figures one execution adds: no figure worse, at least one better.  The u32 table
+is not one of them: it counts distinct entries over the whole run, so what a block adds
+to it depends on what the rest of the program records.  A candidate is cheaper only if
+it records no u32-table entry the baseline does not (compiler.search.u32_entries), so a
+program made of such blocks has no taller u32 table than the baseline's on any input.
 
 With runs, the heights are the runs' own (`vm.tables.heights`): the largest padded
 height and tallest table over the runs, the cycles summed.  Without runs (a module
@@ -21,6 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from compiler.search.u32_entries import covered
 from vm.cost import static_cost
 from vm.tables import Heights, attestation_limbs, heights, padded_height, table_heights
 from vm.tasm import Program
@@ -64,6 +69,8 @@ def static_figures(instructions) -> tuple[int, int, int]:
 
 
 def strictly_cheaper(candidate, baseline) -> bool:
-    """No static figure worse, at least one better (compiler.search.cache.COST_CONTEXT)."""
+    """No static figure worse, at least one better, and no u32-table entry the baseline
+    does not record (compiler.search.cache.COST_CONTEXT)."""
     after, before = static_figures(candidate), static_figures(baseline)
-    return all(a <= b for a, b in zip(after, before)) and after != before
+    cheaper = all(a <= b for a, b in zip(after, before)) and after != before
+    return cheaper and covered(candidate, baseline)

@@ -18,7 +18,10 @@ stack (don't-care slots may hold anything).
   found within `budget` expanded states is optimal among the schedules of this DAG
   with its moves: `Result.optimal`.  Deterministic: ties are broken by insertion order.
   `complete=True` (`complete_schedule`, what `-O2` uses) adds the moves the default set
-  leaves out (`Problem`); only then is `optimal` a proof for every schedule.
+  leaves out (`Problem`); only then is `optimal` a proof for every schedule.  It also
+  keeps the operands of `and` and `xor` in the block's order: the u32 table records
+  them in that order, so the other order is a new entry (compiler.search.u32_entries),
+  and `optimal` is a proof among the schedules that record only the block's entries.
 """
 
 from __future__ import annotations
@@ -212,7 +215,9 @@ class Problem:
         solutions) leaves out -- a `pick` or `place` of a word equal to the top, a copy
         of any word into a don't-care slot the stack is still too short to have -- as
         compiler.optimize.shuffles uses; without them a schedule that needs one is not
-        found and `optimal` can be claimed wrongly (`pop 1 swap 1 pop 1`, `pick 2 pop 2`)."""
+        found and `optimal` can be claimed wrongly (`pop 1 swap 1 pop 1`, `pick 2 pop 2`).
+        With them, `and` and `xor` take their operands only in the block's order (see the
+        module docstring)."""
         self.dag = dag
         self.complete = complete
         needed = dag.needed()
@@ -370,7 +375,7 @@ class Problem:
                 continue
             top = tuple(reversed(stack[height - taken :]))
             orders = [node.operands]
-            if node.commutative and taken == 2:
+            if node.commutative and taken == 2 and not (self.complete and node.u32_ordered):
                 orders.append((node.operands[1], node.operands[0]))
             if top not in orders:
                 continue
