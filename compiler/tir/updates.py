@@ -63,10 +63,13 @@ class UpdateBuilder:
             start = self.stack.position(slots[0]) if slots[0] in self.stack.slots else None
             if start is None or self.stack.slots[start : start + value.width] != slots:
                 continue
-            elements = []
+            elements, taken = [], set()  # a word of the value stays in one element only
             for offset, part_width, part in parts:
                 place = self.place_of(part)
                 kept = place is not None and place[0] is binding and part_width == width(place[2])
+                words = set(range(place[1], place[1] + part_width)) if kept else set()
+                kept = kept and not words & taken
+                taken |= words
                 elements.append((offset, part_width, place[1] if kept else None, part))
             if sum(source is not None for _, _, source, _ in elements) >= 1:
                 return expr, value, elements
