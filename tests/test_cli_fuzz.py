@@ -28,10 +28,10 @@ Cost (CPU seconds per program, in process): `tri check` 0.02, the evaluator on 1
 level, a JIT run 0.1-0.2; 6-9 s a program at all four levels, twice that for a module (built
 alone and its harness).  2,000 programs at all four levels (5 CPU hours) do not fit CI's
 budget, so the quick test builds one seed in QUICK_STRIDE at all four levels and the others
-at -O0 and -O1, and the slow test (`pytest -m slow`, which CI runs: SLOW_SEEDS, 2,000 seeds)
-one in SLOW_STRIDE, with programs of half the size, 7 generated cases, and the JIT and the
-run from the source at one level per seed.  `python tests/test_cli_fuzz.py SEED` prints a
-seed's problems at every level.
+at -O0 and -O1, and the long test (marked `fuzz`, in the default run and CI's: SLOW_SEEDS,
+2,000 seeds) one in SLOW_STRIDE, with programs of half the size, 7 generated cases, and the
+JIT, the run from the source and `tri cost` at one level for one seed in SLOW_EXTRAS.
+`python tests/test_cli_fuzz.py SEED` prints a seed's problems at every level.
 """
 
 from __future__ import annotations
@@ -65,7 +65,8 @@ OPTIMIZED = (2, 3)  # the levels promised never to cost more than -O1
 MAX_STEPS = 1_000_000
 JIT_CASES = 2  # cases per level also run on the JIT
 QUICK_STRIDE = 10  # the quick test builds one seed in this many at -O2 and -O3
-SLOW_STRIDE = 25  # and the slow test one in this many
+SLOW_STRIDE = 50  # and the slow test one in this many
+SLOW_EXTRAS = 4  # the slow test runs the JIT, the source and `tri cost` for one seed in this many
 SLOW_SIZE = 0.5  # the slow test's programs: about half the statements
 COST_CASES = 2  # bench cases per public function for `tri cost MODULE --cases`
 
@@ -144,6 +145,7 @@ class Plan:
     levels: tuple = LEVELS
     jit_cases: int = JIT_CASES
     every_level: bool = True
+    extras_every: int = 1  # the JIT, source and cost runs for one seed in this many
     size: float = 1.0
     cases: int = 10  # generated cases (the first five of edge words), then three made to fail
 
@@ -158,7 +160,9 @@ def fuzz_program(report: Report, source: Path, cases, plan: Plan) -> None:
         )
         for i, case in enumerate(cases)
     ]
-    chosen = plan.levels[report.seed % len(plan.levels)]
+    chosen = plan.levels[report.seed // plan.extras_every % len(plan.levels)]
+    if report.seed % plan.extras_every:
+        chosen = None  # this seed's runs are the built files' only
     runs: dict[int, list] = {}
     for level in plan.levels:
         target = source.with_name(f"{source.stem}.O{level}.tasm")
@@ -181,7 +185,7 @@ def fuzz_program(report: Report, source: Path, cases, plan: Plan) -> None:
                     f"{reference['output']} error {_kind(reference)}"
                 )
         ran = [i for i, run in enumerate(runs[level]) if run is not None]
-        if ran and (plan.every_level or level == chosen):
+        if ran and (plan.every_level and chosen is not None or level == chosen):
             extra_runs(report, source, target, level, cases, runs[level], ran, plan.jit_cases)
         if ran and level == chosen:
             i = ran[0]
@@ -380,7 +384,9 @@ def slow_plan(seed: int) -> Plan:
     """All four levels for one seed in SLOW_STRIDE, -O0 and -O1 for the others; smaller
     programs, the JIT and the run from the source at one level: see the module docstring."""
     levels = LEVELS if seed % SLOW_STRIDE == 0 else (0, 1)
-    return Plan(levels, jit_cases=1, every_level=False, size=SLOW_SIZE, cases=7)
+    return Plan(
+        levels, jit_cases=1, every_level=False, extras_every=SLOW_EXTRAS, size=SLOW_SIZE, cases=7
+    )
 
 
 @pytest.mark.parametrize("seed", QUICK_SEEDS)
@@ -389,7 +395,7 @@ def test_generated_programs_agree_through_the_command_line(tmp_path, seed):
     assert not report.problems, _failure_message(report)
 
 
-@pytest.mark.slow
+@pytest.mark.fuzz
 @pytest.mark.parametrize("seed", SLOW_SEEDS)
 def test_many_generated_programs_agree_through_the_command_line(tmp_path, seed):
     report = fuzz(seed, tmp_path, plan=slow_plan(seed))
