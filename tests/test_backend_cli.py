@@ -156,7 +156,8 @@ def test_dump_prints_every_step_in_pipeline_order(capsys):
     assert code == 0
     headers = [line for line in out.splitlines() if line.startswith(";; --- dump: ")]
     assert headers == [f";; --- dump: {name} ---" for name in STEP_NAMES]
-    assert out.count(";; (not run at -O0: its input, unchanged)") == 4  # inline, tir-opt, unroll, tasm-opt
+    # inline, tir-opt, unroll, tasm-opt
+    assert out.count(";; (not run at -O0: its input, unchanged)") == 4
     sections = dict(part.split(" ---\n", 1) for part in out.split(";; --- dump: ")[1:])
     assert sections["tasm"] == tri(capsys, "build", ARITHMETIC, "-O0")[1]
     assert "SourceFile kind='program' name='arithmetic'" in sections["ast"]
@@ -181,4 +182,5 @@ def test_dump_and_emit(capsys, tmp_path):
 def test_an_unknown_dump_step_is_a_usage_error(capsys, steps):
     code, out, err = tri(capsys, "build", ARITHMETIC, "--dump", steps)
     assert code == 2 and out == ""
-    assert "the steps are ast, checked, inline, tir, tir-opt, unroll, tasm-lowered, tasm-opt, tasm" in err
+    steps_named = "ast, checked, inline, tir, tir-opt, unroll, tasm-lowered, tasm-opt, tasm"
+    assert f"the steps are {steps_named}" in err

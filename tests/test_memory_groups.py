@@ -46,7 +46,7 @@ def _program(accesses, base_after: bool, constants: list[bool]) -> str:
     read back as a group, then every word printed one by one."""
     lines = ["program group", "", "use vm.io.io", "use vm.io.mem", "", "fn main() {"]
     lines.append("    let base: Field = io.read()")
-    for index, (offset, words) in enumerate(accesses):
+    for index, (_, words) in enumerate(accesses):
         if words == 1:
             value = str(index + 40) if constants[index] else "io.read()"
             lines.append(f"    let v{index}: Field = {value}")
@@ -111,7 +111,10 @@ def test_records_are_read_and_written_as_the_hand_code_does():
     read = _function(compiled.text, "__read_record")
     assert read == ["addi 6", "read_mem 5", "read_mem 2", "pop 1", "swap 6", "return"]
     write = _function(compiled.text, "__write_record")
-    assert [line for line in write if line.startswith("write_mem")] == ["write_mem 5", "write_mem 2"]
+    assert [line for line in write if line.startswith("write_mem")] == [
+        "write_mem 5",
+        "write_mem 2",
+    ]
     assert len(write) <= len(_function(hand, "__write_record"))
     parse(compiled.text)
 

@@ -60,7 +60,6 @@ from compiler.tir.walk import (
 )
 from vm.field import P
 
-
 # A select builds both arms whatever the condition, a nested select (an arm that is a valued
 # `if` of its own) both of its arms too, and each is built both ways (branches or a select)
 # and the cheaper kept: a chain of `else if` n deep would be built 2^n times.  A chain
@@ -305,6 +304,8 @@ class FunctionBuilder(
                 result = None
                 continue
             result = self.statement(statement, mode if last else None)
+            if self.returned and not last:
+                return result  # a return that always runs: the rest cannot run
             if self.early is not None and not last and contains_return(statement):
                 return self.guarded(statements[index + 1 :], mode)
             index += 1
@@ -743,7 +744,9 @@ class FunctionBuilder(
         if result is not None:
             stack.rename(value, result)
         self.kill_dead(live_after)
-        if target is None:
+        if target is None and self.returned:
+            stack.conform(self.exit_layout(entry, live_after), dead=True)
+        elif target is None:
             stack.pop_garbage()
         else:
             stack.conform(target, dead=self.returned)

@@ -18,12 +18,12 @@ at p, p + 1, ...
 
 A group is two or more consecutive statements of one kind (`let NAME = mem.read(..)` or
 `mem.read_block(..)`; or `mem.write(.., v)`, `mem.write_block(.., v)` as statements)
-whose addresses are one name plus constants (no statement of a group assigns a name), and whose words, all together,
-cover a range with no gap and no word twice, of at most `WIDEST` words.  Reads cannot fail
-and change nothing, so reading them in another order is the same; writes of words at
-distinct addresses commute, and a group of writes takes only values that are names or
-constants (their evaluation cannot fail or read RAM), so evaluating them first is the
-same too.
+whose addresses are one name plus constants (no statement of a group assigns a name), and
+whose words, all together, cover a range with no gap and no word twice, of at most `WIDEST`
+words.  Reads cannot fail and change nothing, so reading them in another order is the
+same; writes of words at distinct addresses commute, and a group of writes takes only values
+that are names or constants (their evaluation cannot fail or read RAM), so evaluating them
+first is the same too.
 """
 
 from __future__ import annotations
@@ -127,9 +127,7 @@ class MemoryGroupBuilder:
         """A value whose evaluation cannot fail or touch RAM: a name (or part) or a constant."""
         if self.constant(expr) is not None:
             return True
-        return isinstance(expr, ast.Var) and isinstance(
-            self.instance.variables.get(expr), LocalRef
-        )
+        return isinstance(expr, ast.Var) and isinstance(self.instance.variables.get(expr), LocalRef)
 
     # --- building -------------------------------------------------------------------------------
     def read_group(self, group: list[Access]) -> None:
@@ -217,7 +215,9 @@ class MemoryGroupBuilder:
             value.kind == "var"
             and not value.ram_home
             and value not in self.protected
-            and not any(value in context.entry or value in context.kept for context in self.contexts)
+            and not any(
+                value in context.entry or value in context.kept for context in self.contexts
+            )
         )
 
     def emit_offset(self, offset: int) -> None:
