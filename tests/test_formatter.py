@@ -978,3 +978,32 @@ def test_a_head_ending_in_a_capitalized_name_keeps_parentheses():
     assert "else if (N) {}" in formatted and "if (1 == N) {}" in formatted
     assert "for i in 0..(N) {}" in formatted and "for j in 0..N bounded 3 {}" in formatted
     assert_formats_well(source)
+
+
+def test_a_statement_starting_with_a_bracket_keeps_parentheses():
+    """After another statement, `[a, b]` would index that statement's value (`x [a, b]`), so
+    a block's value that is an array literal, or an index into one, keeps its parentheses."""
+    source = textwrap.dedent(
+        """\
+        program p
+
+        fn f(a: Field) -> [Field; 2] {
+            let b: Field = a + 1
+            ([a, b])
+        }
+
+        fn g(a: Field) -> Field {
+            let b: Field = a
+            ([a, b][1])
+        }
+
+        fn h(a: Field) -> (Field, Field) {
+            let b: Field = a
+            ((a, b))
+        }
+        """
+    )
+    formatted = format_source(source)
+    assert "    ([a, b])\n" in formatted and "    ([a, b][1])\n" in formatted
+    assert "    (a, b)\n" in formatted  # a tuple needs none
+    assert_formats_well(source)

@@ -13,9 +13,11 @@ The style:
   them a blank line is kept only where the source had one); attributes on their own lines above
   their item.
 * Spaces around binary operators, `=`, `->` and `=>`; `a: T` everywhere; `for i in a..b bounded N`.
-* Parentheses only where the precedence table (language.md §6.2) needs them.  One exception: in
+* Parentheses only where the precedence table (language.md §6.2) needs them.  Two exceptions: in
   a line that holds a generic call `f<N>(...)`, the left operand of `<` is parenthesized when it
-  ends in a name, so the lexer cannot read `a < f<N>(` as a generic call of `a`.
+  ends in a name, so the lexer cannot read `a < f<N>(` as a generic call of `a`; and an
+  expression statement that starts with `[` (an array literal, a block's value) stays in
+  parentheses, since after another statement `[` would index that statement's value.
 * Struct literals and `reveal`/`seal` as `P { x: 1, y }` (`x: x` is written as the shorthand `x`);
   one-line lists have no trailing comma.  Struct and event definitions put one field per line,
   each followed by a comma.  Match arms are not followed by a comma, except an arm followed by
@@ -351,7 +353,11 @@ def _simple_statement_lines(statement: ast.Statement, indent: int) -> list[Line]
         case ast.Asm(text=text):
             return [(indent, text)]
         case ast.ExprStatement(expr=expr):
-            return _lines("", expr, "", indent, _needs_guard(expr))
+            guard = _needs_guard(expr)
+            if _expression(expr, guard).startswith("["):
+                # kept in parentheses: after another statement, `[` would index its value
+                return _lines("(", expr, ")", indent, guard)
+            return _lines("", expr, "", indent, guard)
     raise TypeError(f"not a simple statement: {statement!r}")
 
 
