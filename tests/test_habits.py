@@ -30,6 +30,12 @@ CASES = [
     ("let y: Field = x >> 1", "E0001", "there are no shift operators", "pow(2, n)"),
     ("let y: Field = x - 1", "E0003", "there is no '-' operator", "sub(a, b)"),
     ("let y: Field = x / 2", "E0004", "there is no '/' operator", "/%"),
+    (
+        "let y: Field = x\n    pub_write([x, y][0])\n    [x, y]",
+        "E0001",
+        "a line that starts with '[' continues the statement before it",
+        "([a, b])",
+    ),
 ]
 
 

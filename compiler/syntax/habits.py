@@ -47,6 +47,12 @@ HABITS: tuple[Habit, ...] = (
     Habit(r"<", r"=", "there is no '<=' operator", "write (b < a) == false (U32 values)"),
     Habit(r"[+*]", r"=", "there are no compound assignments", "write x = x + e"),
     Habit(r"\[[^\]]*", r";", "there is no [value; N] array literal", "write each element"),
+    Habit(
+        r"^\s*\[[^\]]*",
+        r",",
+        "a line that starts with '[' continues the statement before it, as an index",
+        "put an array literal that starts a line in parentheses: ([a, b])",
+    ),
     Habit("", r";\s*(//.*)?$", "a statement needs no ';'", "a line ends a statement: drop it"),
     Habit("", r";", "';' does not separate statements", "put each statement on its own line"),
     Habit(r"^\s*while\b.*", r"\{", "there is no 'while' loop", f"write {_BOUNDED}"),
