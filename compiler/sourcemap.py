@@ -7,8 +7,9 @@ bound), and for a builtin call the builtin it resolves to.  It travels with the 
 * the TIR builder keeps a current origin (`compiler.tir.stack.Stack.origin`), set while
   it compiles each statement and expression, and stamps it on every op it emits;
 * lowering copies an op's origin onto each instruction the op becomes
-  (`compiler.lower.asm.Instr.origin`); a block lowerer that does not set origins gets its
-  block's (`stamp_block`);
+  (`compiler.lower.asm.Instr.origin`); the search lowerer (-O2, -O3) keeps -O1's origins
+  on a block it leaves as it is, and a block it rewrites gets them from `stamp_block`: a
+  check takes the origin of the -O1 instruction that checks the same condition;
 * the peephole engine gives each instruction a rewrite produces the origin of the first
   instruction of the matched pattern with the same name, else the pattern's first origin
   (`compiler.optimize.engine.rewrite`): an `assert` stays where its `assert` was, and a
@@ -84,25 +85,81 @@ def program_origins(asm, module: str | None = None) -> tuple:
 
 
 def stamp_block(instructions: list, block) -> list:
-    """A lowered block's instructions, each with an origin: one its lowerer left without
-    takes that of the block's first op whose TASM has the same instruction, else that of
-    the block's first op with an origin (a lowerer that is not the classical one)."""
+    """A lowered block's instructions, each with an origin.  One its lowerer left without
+    (a block lowerer that is not the classical one, -O2 and -O3) takes, in this order:
+    the origin of the classical lowering's first instruction that checks the same
+    condition (`guard_origins`: a failing `assert` names the assert that fails, a u32
+    check the construct that first checks that value); that of the classical
+    instruction of the same name at the same place among those of its name (the k-th
+    `read_io` is the k-th read); that of the block's first op whose TASM has the same
+    instruction; else that of the block's first op with an origin."""
     if all(instruction.origin is not None for instruction in instructions):
         return instructions
+    from compiler.lower.classical import CLASSICAL
     from compiler.tir.ops import tasm_of
 
+    reference = CLASSICAL.lower_block(block)
+    checked = guard_origins(reference, instructions)
+    by_place: dict = {}
+    for instruction in reference:
+        by_place.setdefault(instruction.name, []).append(instruction.origin)
     by_name: dict = {}
     for op in block.ops:
         if op.origin is not None:
             for mnemonic, _ in tasm_of(op):
                 by_name.setdefault(mnemonic, op.origin)
     first = next((op.origin for op in block.ops if op.origin is not None), None)
-    return [
-        instruction
-        if instruction.origin is not None
-        else replace(instruction, origin=by_name.get(instruction.name, first))
-        for instruction in instructions
+    stamped, seen = [], {}
+    for instruction, origin in zip(instructions, checked):
+        place = seen.get(instruction.name, 0)
+        seen[instruction.name] = place + 1
+        if instruction.origin is None:
+            places = by_place.get(instruction.name, ())
+            origin = origin or (places[place] if place < len(places) else None)
+            origin = origin or by_name.get(instruction.name, first)
+            instruction = replace(instruction, origin=origin)
+        stamped.append(instruction)
+    return stamped
+
+
+def guard_origins(reference: list, instructions: list) -> list:
+    """Per instruction of `instructions`, the origin of the first instruction of
+    `reference` (an equivalent block with origins) that requires a condition it requires,
+    or None.  The conditions are compiler.verify's guards, each rewritten by what the
+    block's earlier guards establish (`split_low(x)` is x once x is known a u32), so a
+    check of the same value matches however each block reaches it."""
+    from compiler.verify.guards import normalize_each
+    from compiler.verify.identities import Canonical
+    from compiler.verify.symbolic import BlockError, execute
+    from compiler.verify.terms import TermTable
+    from vm.isa import instruction_set
+    from vm.tasm import Op
+
+    table = TermTable()
+    eliminate = Canonical(table).eliminator
+    named = instruction_set("rel")
+
+    def conditions(code: list) -> list[tuple]:
+        """Per instruction of `code`, the normalized guards it requires."""
+        trace: list = []
+        execute([Op(named[item.name], item.arg) for item in code], table, trace)
+        ordered = dict.fromkeys(guard for required in trace for guard in required)
+        each, _ = normalize_each(table, ordered, eliminate)
+        return [tuple(new for guard in required for new in each[guard]) for required in trace]
+
+    try:
+        reference_conditions, found_conditions = conditions(reference), conditions(instructions)
+    except (BlockError, KeyError):
+        return [None] * len(instructions)
+    origins: dict = {}
+    for instruction, required in zip(reference, reference_conditions):
+        if instruction.origin is not None:
+            for guard in required:
+                origins.setdefault(guard, instruction.origin)
+    found = [
+        next((origins[g] for g in required if g in origins), None) for required in found_conditions
     ]
+    return found + [None] * (len(instructions) - len(found))
 
 
 def origin_at(program, ip: int) -> Origin | None:

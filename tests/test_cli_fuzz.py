@@ -302,8 +302,11 @@ def fuzz_module_alone(report: Report, source: Path, generated: GeneratedProgram,
         if report.command(f"{label} build", "build", source, f"-O{level}", "-o", target) is None:
             continue
         text = target.read_text()
+        programs = {}  # function -> the module's text behind a call of it
         for i, case in enumerate(generated.cases):
-            program = tasm.parse(f"call __{case.function}\nhalt\n{text}")
+            if case.function not in programs:
+                programs[case.function] = tasm.parse(f"call __{case.function}\nhalt\n{text}")
+            program = programs[case.function]
             draw = bench_cases.Case(case.arguments, case.secret, case.digests, case.ram)
             vm = bench.run_case(program, draw, max_steps=MAX_STEPS)
             reference = call_function(
@@ -338,6 +341,8 @@ def fuzz_module_alone(report: Report, source: Path, generated: GeneratedProgram,
                     f"{reference.error and reference.error.kind}"
                     + ("" if vm.below_intact else "; the canaries were overwritten")
                 )
+        if level != levels[report.seed % len(levels)]:
+            continue  # `tri cost MODULE --cases` at one level a seed
         cost = report.json(
             f"{label} cost", "cost", source, f"-O{level}", "--cases", COST_CASES, "--json"
         )

@@ -96,3 +96,45 @@ def test_no_note_where_the_compiled_run_stops_where_the_source_does(capsys, prog
     assert "first_in_source" not in compiled["error"]["location"]
     code, _, err = tri(capsys, "run", program, "--input", "3,3", "-O1", "--engine", engine)
     assert code == 1 and "in source order" not in err
+
+
+# Every check in one straight-line block, which -O2 and -O3 rewrite as a whole; each input
+# below breaks exactly one check, so at every level the run must stop at that check and
+# name its line (a rewritten block once named the first `assert` for every `assert`).
+ONE_BLOCK = """program one_block
+
+use vm.io.io
+use vm.core.assert
+use vm.core.convert
+
+fn main() {
+    let a: Field = io.read()
+    let b: Field = io.read()
+    let c: Field = io.read()
+    assert.eq(a, 3)
+    let s: Field = a * b + 1
+    assert.eq(s + c, 7)
+    let u: U32 = convert.as_u32(c)
+    io.write(s + convert.as_field(u))
+    let d: Field = io.read()
+    io.write(d)
+}
+"""
+ONE_BROKEN = {"4,1,2,9": 11, "3,1,4,9": 13, f"3,3,{P - 3},9": 14, "3,1,3": 16}
+
+
+@pytest.mark.parametrize("level", sorted(LEVELS))
+def test_a_run_that_breaks_one_check_names_that_check_at_every_level(capsys, tmp_path, level):
+    program = tmp_path / "one_block.tri"
+    program.write_text(ONE_BLOCK, encoding="utf-8")
+    code, passing = run_json(capsys, program, "3,1,3,9", f"-O{level}")
+    assert code == 0 and passing["output"] == [7, 9]
+    for words, line in ONE_BROKEN.items():
+        _, reference = run_json(capsys, program, words, "--reference")
+        assert reference["error"]["location"]["line"] == line, words
+        _, compiled = run_json(capsys, program, words, f"-O{level}")
+        location, expected = compiled["error"]["location"], reference["error"]["location"]
+        assert (location["line"], location["column"]) == (expected["line"], expected["column"])
+        if reference["error"]["kind"] != "EmptyPublicInput":  # worded by the instruction
+            assert location["message"] == expected["message"], words  # the same operands
+        assert "first_in_source" not in location, words

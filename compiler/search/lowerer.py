@@ -41,7 +41,7 @@ from functools import cache
 from compiler.lower.asm import Instr
 from compiler.lower.blocks import Block
 from compiler.lower.classical import CLASSICAL
-from compiler.optimize.engine import rewrite
+from compiler.optimize.engine import Item, origin_of, rewrite
 from compiler.optimize.passes import optimize_items, rewrite_run
 from compiler.optimize.rules import TASM_RULES
 from compiler.search.cache import FUNNEL_FIELDS, Decision, DecisionCache
@@ -170,12 +170,17 @@ class SearchLowerer:
         }
 
     def lower_block(self, block: Block) -> list[Instr]:
+        """The block's code: the search's choice, or the baseline, which keeps the origins
+        -O1 gives it (a choice gets its origins from compiler.sourcemap.stamp_block)."""
         start = time.process_time()
-        baseline = self.baseline(block)
+        code = self.baseline_code(block)
+        baseline = [(item.name, item.arg) for item in code]
         chosen = self.choose(block, baseline)
         if chosen != baseline:
-            self.replaced[id(block)] = (block, baseline)
+            self.replaced[id(block)] = (block, code)
         self.funnel.seconds += time.process_time() - start
+        if chosen == baseline:
+            return code
         return [Instr(name, argument) for name, argument in chosen]
 
     def in_place(self, block: Block, chosen: list, preceding: list, following: list) -> list:
@@ -186,7 +191,6 @@ class SearchLowerer:
         if baseline is None:
             return chosen
         start = time.process_time()
-        baseline = [Instr(name, argument) for name, argument in baseline]
         mine = _peephole([*preceding, *chosen, *following])
         theirs = _peephole([*preceding, *baseline, *following])
         self.funnel.seconds += time.process_time() - start
@@ -197,11 +201,16 @@ class SearchLowerer:
         return baseline
 
     @staticmethod
+    def baseline_code(block: Block) -> list[Instr]:
+        """What -O1 makes of the block, with its origins: its classical lowering after the
+        peephole rules and merged checks."""
+        classical = [Item(i.name, i.arg, i.origin) for i in CLASSICAL.lower_block(block)]
+        return [Instr(pair[0], pair[1], origin_of(pair)) for pair in rewrite_run(classical)]
+
+    @staticmethod
     def baseline(block: Block) -> list[tuple[str, int | None]]:
-        """What -O1 makes of the block: its classical lowering after the peephole rules and
-        merged checks."""
-        classical = [(item.name, item.arg) for item in CLASSICAL.lower_block(block)]
-        return [(name, argument) for name, argument in rewrite_run(classical)]
+        """`baseline_code` as (name, argument) pairs."""
+        return [(item.name, item.arg) for item in SearchLowerer.baseline_code(block)]
 
     def choose(self, block: Block, baseline: list) -> list:
         """The block's code: from the cache when a re-validated decision is there, else

@@ -161,10 +161,23 @@ def normalize(table: TermTable, guards: dict, eliminate=None) -> tuple[dict, dic
     atom -> Poly | None, compiler.verify.identities) rewrites the atoms that
     identities define, before and after each guard's rewrites.
     """
-    mapping: dict[int, Poly] = {}
+    each, mapping = normalize_each(table, guards, eliminate)
     result: dict = {}
-    canonical: dict = {}  # the memo of the rewrites by identities alone
     for guard, kind in guards.items():
+        for new in each[guard]:
+            result.setdefault(new, kind)
+    return result, mapping
+
+
+def normalize_each(
+    table: TermTable, guards, eliminate=None
+) -> tuple[dict[Guard, tuple[Guard, ...]], dict[int, Poly]]:
+    """`normalize`'s work guard by guard: each guard of `guards` (in the order the block
+    checks them) -> the guards it is rewritten to, and the rewrites."""
+    mapping: dict[int, Poly] = {}
+    each: dict[Guard, tuple[Guard, ...]] = {}
+    canonical: dict = {}  # the memo of the rewrites by identities alone
+    for guard in guards:
         rewritten: tuple[Guard, ...] = (guard,)
         polys = guard.polys
         if eliminate is not None:
@@ -174,10 +187,10 @@ def normalize(table: TermTable, guards: dict, eliminate=None) -> tuple[dict, dic
             polys = tuple(substitute(table, poly, mapping, memo, eliminate) for poly in polys)
         if any(new is not old for new, old in zip(polys, guard.polys)):
             rewritten = CONSTRUCTORS[guard.kind](table, polys)
+        each[guard] = rewritten
         for new in rewritten:
-            result.setdefault(new, kind)
             _add_rewrites(table, new, mapping)
-    return result, mapping
+    return each, mapping
 
 
 def _add_rewrites(table: TermTable, guard: Guard, mapping: dict[int, Poly]) -> None:

@@ -100,6 +100,7 @@ class State:
         self.sponge: tuple[Poly, ...] | None = None
         self.sponge_required = False
         self.halted = False
+        self.required: list[Guard] = []  # the guards the current op requires
 
     # --- the op stack ---------------------------------------------------------------------
 
@@ -134,6 +135,7 @@ class State:
     # --- guards, memory, Tip5 -------------------------------------------------------------
 
     def require(self, conditions: tuple[Guard, ...], kind: str) -> None:
+        self.required.extend(conditions)
         for guard in conditions:
             self.guards.setdefault(guard, kind)
 
@@ -214,8 +216,9 @@ def _select(state: State, condition: Poly, op: Op) -> None:
     ]
 
 
-def execute(block, table: TermTable) -> Summary:
-    """Run `block` on a symbolic entry state; see the module docstring."""
+def execute(block, table: TermTable, trace: list | None = None) -> Summary:
+    """Run `block` on a symbolic entry state; see the module docstring.  With a `trace`
+    list, append to it, per op, the tuple of guards that op requires."""
     state = State(table)
     height = 0  # stack length relative to the entry length
     lowest = 0  # the lowest relative length any step needs
@@ -228,6 +231,7 @@ def execute(block, table: TermTable) -> Summary:
         delta = instruction.stack_delta(argument)
         lowest = min(lowest, height + delta)
         before = len(state.stack) - state.materialized
+        state.required = []
         if instruction.name == "skiz":
             condition = state.pop()
         elif condition is not None:
@@ -238,6 +242,8 @@ def execute(block, table: TermTable) -> Summary:
         height += delta
         if len(state.stack) - state.materialized != before + delta:
             raise AssertionError(f"symbolic '{op.text}' changed the stack by the wrong amount")
+        if trace is not None:
+            trace.append(tuple(state.required))
         if state.halted:
             break
     return Summary(
