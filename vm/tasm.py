@@ -145,9 +145,12 @@ def disassemble(program: Program) -> str:
 
 # --- the scanner -----------------------------------------------------------------------
 
-_SEPARATOR = re.compile(r"(?:\s+|//[^\n]*|/\*.*?\*/)*", re.DOTALL)
-_WORD = re.compile(r"(?:(?!//|/\*)[^\s:])+")
-_COLON = re.compile(r"[ \t\r\n]*:")
+# One token: a comment (skipped), a word with the colon that makes it a label, or any other
+# character (an error: a stray ':' or an unterminated block comment).  White space between
+# tokens is skipped by the search.
+_TOKEN = re.compile(
+    r"//[^\n]*|/\*.*?\*/|((?:(?!//|/\*)[^\s:])+)([ \t\r\n]*:)?|(\S)", re.DOTALL
+)
 _LABEL_NAME = re.compile(r"[^\W\d][\w-]*\Z")
 _DECIMAL = re.compile(r"[+-]?\d+\Z")
 _SMALL = re.compile(r"(?:0|[1-9]\d?)\Z")
@@ -162,7 +165,9 @@ _I128 = 2**127
 class _Scanner:
     def __init__(self, text: str):
         self.text = text
-        self.position = 0
+        self.position = 0  # just after the last word
+        self.colon = False  # whether a colon followed the last word
+        self.tokens = _TOKEN.finditer(text)
         self.line_starts = [0] + [match.end() for match in re.finditer("\n", text)]
 
     def where(self, position: int) -> tuple[int, int]:
@@ -174,28 +179,30 @@ class _Scanner:
         line, column = self.where(position)
         return TasmSyntaxError(code, message, line, column)
 
-    def skip(self) -> None:
-        match = _SEPARATOR.match(self.text, self.position)
-        self.position = match.end()
-        if self.text.startswith("/*", self.position):
-            raise self.error("A0008", "unterminated block comment", self.position)
-
     def word(self) -> tuple[str, int] | None:
         """The next word and its position, or None at the end of the text."""
-        self.skip()
-        if self.position >= len(self.text):
-            return None
-        match = _WORD.match(self.text, self.position)
-        if match is None:
-            raise self.error("A0008", f"unexpected {self.text[self.position]!r}", self.position)
-        self.position = match.end()
-        return match.group(), match.start()
+        for match in self.tokens:
+            word, colon, other = match.groups()
+            if word is not None:
+                self.position = match.end(1)
+                self.colon = colon is not None
+                return word, match.start()
+            if other is not None:
+                position = match.start()
+                if self.text.startswith("/*", position):
+                    raise self.error("A0008", "unterminated block comment", position)
+                raise self.error("A0008", f"unexpected {other!r}", position)
+        return None
 
     def colon_follows(self) -> bool:
-        match = _COLON.match(self.text, self.position)
-        if match:
-            self.position = match.end()
-        return match is not None
+        """Whether a colon followed the last word (a label): consumed with it."""
+        colon, self.colon = self.colon, False
+        return colon
+
+    def resume(self, position: int) -> None:
+        """Go on scanning at `position` (after a hint, which has a syntax of its own)."""
+        self.position = position
+        self.tokens = _TOKEN.finditer(self.text, position)
 
 
 def parse(text: str, isa: str = "rel") -> Program:
@@ -311,7 +318,7 @@ def _hint(scanner: _Scanner, position: int) -> None:
             "malformed hint: expected 'hint name = stack[i]' or 'stack[i..j]' with j > i",
             position,
         )
-    scanner.position = match.end()
+    scanner.resume(match.end())
 
 
 def _unknown_instruction(word: str, isa: str) -> str:
