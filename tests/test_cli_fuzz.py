@@ -75,7 +75,7 @@ SLOW_STRIDE = 100  # and the slow test one in this many
 SLOW_EXTRAS = 4  # the slow test runs the JIT, the source and `tri cost` for one seed in this many
 SLOW_SIZE = 0.5  # the slow test's programs: about half the statements
 SLOW_CASES = 4  # and 4 generated cases (edge words), then the three made to fail
-SLOW_MODULES = 8  # one seed in this many of the slow test is a module (a quarter otherwise)
+SLOW_MODULES = 10  # one seed in this many of the slow test is a module (a quarter otherwise)
 COST_CASES = 2  # bench cases per public function for `tri cost MODULE --cases`
 
 
