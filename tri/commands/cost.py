@@ -76,6 +76,12 @@ def register(commands) -> None:
         help=f"a module: bench cases per public function (default {DEFAULT_CASES})",
     )
     cost.add_argument(
+        "--annotate",
+        action="store_true",
+        help="a program's source with the rows each line added to each table on this run "
+        "(the interpreter's run; with --json, a 'lines' list)",
+    )
+    cost.add_argument(
         "--estimate",
         action="store_true",
         help="also show the static estimate the Trident compiler makes from the source: not "
@@ -99,6 +105,8 @@ def command_cost(arguments) -> int:
         program = compiled.program
     if arguments.cases is not None:
         raise UsageError("error: --cases applies to a module; a program runs on its inputs")
+    if arguments.annotate and checked is None:
+        raise UsageError("error: --annotate needs Trident source (its lines come from the source)")
     try:
         inputs = run_inputs(arguments)
         record = interruptible(
@@ -111,6 +119,9 @@ def command_cost(arguments) -> int:
     owners = label_owners(compiled) if compiled is not None else {}
     if arguments.json:
         report = program_report(arguments, result, attribution, owners, checked)
+        if arguments.annotate:
+            costs = line_costs_of(program, arguments)
+            report["lines"], report["lines_fixed"] = annotation_json(costs), unowned_rows(costs)
         if result.error is not None:
             location = result_json(
                 program, result, run_inputs(arguments), arguments.engine, checked
@@ -119,6 +130,8 @@ def command_cost(arguments) -> int:
         print(json.dumps(report))
     else:
         print_program_report(arguments, result, attribution, owners, checked)
+        if arguments.annotate:
+            print_annotation(line_costs_of(program, arguments))
         report_error(program, result, run_inputs(arguments), arguments.engine, checked)
     return EXIT_OK if result.error is None else EXIT_FAILED
 
@@ -150,6 +163,77 @@ def label_owners(compiled) -> dict[str, str]:
 def owner_of(entry: BlockCost, owners: dict[str, str]) -> str:
     label = entry.block.label
     return owners.get(label, label or "")
+
+
+# --- rows per source line (--annotate) ----------------------------------------------------------
+
+LINE_TABLES = ("processor", "op_stack", "ram", "jump_stack", "hash", "u32", "cascade", "program")
+LINE_HEADINGS = ("cycles", "op_stk", "ram", "jump", "hash", "u32", "cascade", "words")
+
+
+def line_costs_of(program, arguments):
+    from compiler.line_costs import line_costs
+
+    return interruptible(lambda: line_costs(program, run_inputs(arguments), arguments.max_steps))
+
+
+def annotation_json(costs) -> list[dict]:
+    """The lines with rows, in file and line order (JSON `lines`)."""
+    return [
+        {"file": line[0], "line": line[1], "rows": {t: rows[t] for t in LINE_TABLES}}
+        for line, rows in sorted((k, v) for k, v in costs.rows.items() if k is not None)
+    ]
+
+
+def unowned_rows(costs) -> dict[str, int]:
+    """The rows on no line: the fixed parts and the code without a source line (JSON
+    `lines_fixed`; with the lines' rows, the run's heights)."""
+    none = costs.rows.get(None, {})
+    return {table: value + none.get(table, 0) for table, value in costs.fixed.items()}
+
+
+def print_annotation(costs) -> None:
+    """Each file with rows, from its first line with rows to its last, with the rows in
+    columns; the three lines that added most to the table the lines add most to are
+    marked `>`."""
+    lines = {line: rows for line, rows in costs.rows.items() if line is not None}
+    owned = {table: sum(rows[table] for rows in lines.values()) for table in LINE_TABLES}
+    tallest = max(LINE_TABLES[:-1], key=lambda table: owned[table])  # words are not a run's
+    ranked = sorted(
+        (line for line in lines if lines[line][tallest]),
+        key=lambda line: (-lines[line][tallest], line),
+    )
+    hot = set(ranked[:3])
+    widths = [
+        max(len(h), *(len(str(r[t])) for r in lines.values()))
+        for h, t in zip(LINE_HEADINGS, LINE_TABLES)
+    ]
+    print(f"\nrows per source line (marked: the most {tallest} rows)")
+    for path in sorted({line[0] for line in lines}):
+        print(f"\n{path}")
+        header = "  ".join(h.rjust(w) for h, w in zip(LINE_HEADINGS, widths))
+        print(f"   line  {header}")
+        try:
+            text = Path(path).read_text(encoding="utf-8").splitlines()
+        except OSError:
+            text = []
+        numbers = sorted(number for file, number in lines if file == path)
+        for number in range(numbers[0], numbers[-1] + 1):
+            rows = lines.get((path, number))
+            source = text[number - 1] if number <= len(text) else ""
+            if rows is None:
+                cells = "  ".join(" " * w for w in widths)
+                mark = " "
+            else:
+                cells = "  ".join(str(rows[t] or "").rjust(w) for t, w in zip(LINE_TABLES, widths))
+                mark = ">" if (path, number) in hot else " "
+            print(f"{mark}{number:6}  {cells}  {source}".rstrip())
+    unowned = costs.rows.get(None)
+    if unowned and any(unowned.values()):
+        cells = ", ".join(f"{t} {unowned[t]}" for t in LINE_TABLES if unowned[t])
+        print(f"\nno source line (the entry stub): {cells}")
+    fixed = ", ".join(f"{t} {v}" for t, v in costs.fixed.items() if v)
+    print(f"the program's own (attestation, padding, lookup): {fixed}")
 
 
 # --- the report of one program run -------------------------------------------------------------

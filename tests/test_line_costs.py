@@ -1,0 +1,115 @@
+"""Rows per source line (compiler.line_costs): on every corpus program at -O1 (and one in
+O2_STRIDE at -O2, whose builds cost a second each), on the inputs of its first case, the
+lines' rows plus the fixed rows are the run's heights, table by table, the u32 and cascade
+tables included, and the rows sit on lines."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from corpus import corpus, expectations
+
+from compiler.line_costs import line_costs
+from tri import api
+from tri.cli import build_parser
+from tri.commands.build import compile_source
+from vm.tables import REPORT_ORDER
+
+PROGRAMS = [path for path in corpus("valid") if expectations(path).cases]
+O2_STRIDE = 4
+
+
+def compiled(path, level: int):
+    arguments = build_parser().parse_args(["build", str(path), f"-O{level}"])
+    return compile_source(str(path), arguments, level)[1].program
+
+
+def inputs(case) -> api.Inputs:
+    return api.Inputs(
+        tuple(case.public), tuple(case.secret), tuple(case.digests), tuple(case.ram.items())
+    )
+
+
+@pytest.mark.parametrize("level", [1, 2])
+def test_the_lines_rows_sum_to_the_heights_on_every_corpus_program(level):
+    lined = 0
+    programs = PROGRAMS if level == 1 else PROGRAMS[::O2_STRIDE]
+    for path in programs:
+        case = expectations(path).cases[0]
+        program = compiled(path, level)
+        costs = line_costs(program, inputs(case), max_steps=10**6)
+        measured = api.run(program, inputs(case), 10**6, "interp")
+        assert costs.heights == api.result_of(measured).heights, path
+        assert costs.totals() == costs.heights.as_dict(), path
+        on_lines = {
+            table for line, rows in costs.rows.items() if line for table in rows if rows[table]
+        }
+        assert {"processor", "op_stack", "program"} <= on_lines, path
+        lined += any(line is not None and line[0] == str(path) for line in costs.rows)
+    assert lined == len(programs)
+
+
+def test_u32_and_cascade_rows_go_to_the_lines_that_record_them_first(tmp_path):
+    program = tmp_path / "first.tri"
+    program.write_text(
+        "program first\n\nuse vm.io.io\nuse vm.core.convert\nuse vm.crypto.hash\n\n"
+        "fn main() {\n"
+        "    let x: Field = io.read()\n"
+        "    let a: U32 = convert.as_u32(x)\n"
+        "    let b: U32 = convert.as_u32(x)\n"
+        "    let d: Digest = hash.tip5(x, 0, 0, 0, 0, 0, 0, 0, 0, 0)\n"
+        "    let e: Digest = hash.tip5(x, 0, 0, 0, 0, 0, 0, 0, 0, 0)\n"
+        "    io.write(convert.as_field(a) + convert.as_field(b))\n"
+        "}\n"
+    )
+    costs = line_costs(compiled(program, 0), api.Inputs((12345,)))
+    by_line = {line[1]: rows for line, rows in costs.rows.items() if line}
+    assert by_line[9]["u32"] > 0 and by_line[10]["u32"] == 0  # the same entry, recorded twice
+    assert by_line[11]["cascade"] > 0 and by_line[12]["cascade"] == 0
+    assert by_line[11]["hash"] == by_line[12]["hash"] > 0  # each permutation's own rows
+    assert costs.totals() == costs.heights.as_dict()
+    assert set(costs.fixed) == set(REPORT_ORDER) and costs.fixed["lookup"] == 256
+
+
+@pytest.mark.parametrize("level", [0, 1, 2, 3])
+def test_tri_cost_annotate_at_every_level(capsys, tmp_path, level):
+    from cli_helpers import tri
+
+    program = tmp_path / "annotated.tri"
+    program.write_text(
+        "program annotated\n\nuse vm.io.io\n\nfn main() {\n"
+        "    let n: Field = io.read()\n"
+        "    let mut total: Field = 0\n"
+        "    for i in 0..n bounded 64 {\n"
+        "        total = total + total * n + 1\n"
+        "    }\n"
+        "    io.write(total)\n"
+        "}\n"
+    )
+    code, out, err = tri(capsys, "cost", program, f"-O{level}", "--input", "40", "--annotate")
+    assert code == 0, err
+    assert "rows per source line" in out
+    loop_line = next(line for line in out.splitlines() if "total = total + total * n" in line)
+    mark, number, cycles = loop_line.split()[:3]
+    assert mark == ">" and number == "9"
+    assert int(cycles) > 0 and int(cycles) % 40 == 0  # its instructions, 40 times each
+    code, out, _ = tri(
+        capsys, "cost", program, f"-O{level}", "--input", "40", "--annotate", "--json"
+    )
+    report = json.loads(out)
+    totals = dict(report["lines_fixed"])
+    for entry in report["lines"]:
+        assert entry["file"] == str(program)
+        for table, rows in entry["rows"].items():
+            totals[table] += rows
+    assert totals == report["heights"]
+
+
+def test_tri_cost_annotate_needs_source(capsys, tmp_path):
+    from cli_helpers import tri
+
+    program = tmp_path / "plain.tasm"
+    program.write_text("push 1\nwrite_io 1\nhalt\n")
+    code, _, err = tri(capsys, "cost", program, "--annotate")
+    assert code == 2 and "--annotate needs Trident source" in err
