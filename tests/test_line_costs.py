@@ -113,3 +113,43 @@ def test_tri_cost_annotate_needs_source(capsys, tmp_path):
     program.write_text("push 1\nwrite_io 1\nhalt\n")
     code, _, err = tri(capsys, "cost", program, "--annotate")
     assert code == 2 and "--annotate needs Trident source" in err
+
+
+def test_tri_cost_hotspots_names_the_loop_body_first(capsys, tmp_path):
+    from cli_helpers import tri
+
+    program = tmp_path / "hot.tri"
+    program.write_text(
+        "program hot\n\nuse vm.io.io\n\nfn main() {\n"
+        "    let n: Field = io.read()\n"
+        "    let mut total: Field = 0\n"
+        "    for i in 0..n bounded 64 {\n"
+        "        total = total * total + total * n + n * n + 1\n"
+        "    }\n"
+        "    io.write(total)\n"
+        "}\n"
+    )
+    for level in (1, 2):
+        code, out, _ = tri(
+            capsys,
+            "cost",
+            program,
+            f"-O{level}",
+            "--input",
+            "50",
+            "--hotspots",
+            "--top",
+            "2",
+            "--json",
+        )
+        report = json.loads(out)
+        assert code == 0 and report["hotspots"]["table"] == "processor"
+        first, second = report["hotspots"]["lines"]
+        assert (first["line"], second["line"]) == (9, 8)  # the body, then the loop's control
+        assert 0 < second["share"] < first["share"] < 1
+        code, out, _ = tri(capsys, "cost", program, f"-O{level}", "--input", "50", "--hotspots")
+        assert f"{program}:9  total = total * total" in out
+    plain = tmp_path / "plain.tasm"
+    plain.write_text("push 1\nwrite_io 1\nhalt\n")
+    code, _, err = tri(capsys, "cost", plain, "--hotspots")
+    assert code == 2 and "--hotspots needs Trident source" in err

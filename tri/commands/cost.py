@@ -67,7 +67,11 @@ def register(commands) -> None:
         help="show the blocks that dominate the tallest table, with their function and share",
     )
     cost.add_argument(
-        "--top", type=positive, default=10, metavar="N", help="blocks shown by --blocks (10)"
+        "--top",
+        type=positive,
+        default=10,
+        metavar="N",
+        help="blocks shown by --blocks, lines by --hotspots (10)",
     )
     cost.add_argument(
         "--cases",
@@ -80,6 +84,12 @@ def register(commands) -> None:
         action="store_true",
         help="a program's source with the rows each line added to each table on this run "
         "(the interpreter's run; with --json, a 'lines' list)",
+    )
+    cost.add_argument(
+        "--hotspots",
+        action="store_true",
+        help="a program's source lines (--top of them) that add most to the table its lines "
+        "add most to, with their share",
     )
     cost.add_argument(
         "--estimate",
@@ -105,8 +115,9 @@ def command_cost(arguments) -> int:
         program = compiled.program
     if arguments.cases is not None:
         raise UsageError("error: --cases applies to a module; a program runs on its inputs")
-    if arguments.annotate and checked is None:
-        raise UsageError("error: --annotate needs Trident source (its lines come from the source)")
+    if (arguments.annotate or arguments.hotspots) and checked is None:
+        option = "--annotate" if arguments.annotate else "--hotspots"
+        raise UsageError(f"error: {option} needs Trident source (its lines come from the source)")
     try:
         inputs = run_inputs(arguments)
         record = interruptible(
@@ -119,9 +130,14 @@ def command_cost(arguments) -> int:
     owners = label_owners(compiled) if compiled is not None else {}
     if arguments.json:
         report = program_report(arguments, result, attribution, owners, checked)
+        costs = (
+            line_costs_of(program, arguments) if arguments.annotate or arguments.hotspots else None
+        )
         if arguments.annotate:
-            costs = line_costs_of(program, arguments)
             report["lines"], report["lines_fixed"] = annotation_json(costs), unowned_rows(costs)
+        if arguments.hotspots:
+            table, hottest = hotspots(costs, arguments.top)
+            report["hotspots"] = {"table": table, "lines": hottest}
         if result.error is not None:
             location = result_json(
                 program, result, run_inputs(arguments), arguments.engine, checked
@@ -130,8 +146,13 @@ def command_cost(arguments) -> int:
         print(json.dumps(report))
     else:
         print_program_report(arguments, result, attribution, owners, checked)
+        costs = (
+            line_costs_of(program, arguments) if arguments.annotate or arguments.hotspots else None
+        )
         if arguments.annotate:
-            print_annotation(line_costs_of(program, arguments))
+            print_annotation(costs)
+        if arguments.hotspots:
+            print_hotspots(costs, arguments.top)
         report_error(program, result, run_inputs(arguments), arguments.engine, checked)
     return EXIT_OK if result.error is None else EXIT_FAILED
 
@@ -185,6 +206,39 @@ def annotation_json(costs) -> list[dict]:
     ]
 
 
+def line_table(costs) -> str:
+    """The table the source lines add most rows to (program words aside: not a run's)."""
+    lines = [rows for line, rows in costs.rows.items() if line is not None]
+    return max(LINE_TABLES[:-1], key=lambda table: sum(rows[table] for rows in lines))
+
+
+def hotspots(costs, count: int) -> tuple[str, list[dict]]:
+    """(the table, the `count` lines that add most to it, largest first, with their share
+    of its measured height)."""
+    table = line_table(costs)
+    height = costs.heights.as_dict()[table]
+    lines = [(line, rows[table]) for line, rows in costs.rows.items() if line and rows[table]]
+    lines.sort(key=lambda item: (-item[1], item[0]))
+    return table, [
+        {"file": line[0], "line": line[1], "rows": rows, "share": round(rows / height, 4)}
+        for line, rows in lines[:count]
+    ]
+
+
+def print_hotspots(costs, count: int) -> None:
+    table, hottest = hotspots(costs, count)
+    height = costs.heights.as_dict()[table]
+    print(f"\nhotspots: the lines that add most to the {table} table ({height} rows)")
+    for entry in hottest:
+        try:
+            text = Path(entry["file"]).read_text(encoding="utf-8").splitlines()
+            source = text[entry["line"] - 1].strip()
+        except (OSError, IndexError):
+            source = ""
+        where = f"{entry['file']}:{entry['line']}"
+        print(f"  {entry['rows']:>8}  {entry['share']:6.1%}  {where}  {source}")
+
+
 def unowned_rows(costs) -> dict[str, int]:
     """The rows on no line: the fixed parts and the code without a source line (JSON
     `lines_fixed`; with the lines' rows, the run's heights)."""
@@ -197,8 +251,7 @@ def print_annotation(costs) -> None:
     columns; the three lines that added most to the table the lines add most to are
     marked `>`."""
     lines = {line: rows for line, rows in costs.rows.items() if line is not None}
-    owned = {table: sum(rows[table] for rows in lines.values()) for table in LINE_TABLES}
-    tallest = max(LINE_TABLES[:-1], key=lambda table: owned[table])  # words are not a run's
+    tallest = line_table(costs)
     ranked = sorted(
         (line for line in lines if lines[line][tallest]),
         key=lambda line: (-lines[line][tallest], line),
