@@ -21,12 +21,14 @@ from __future__ import annotations
 
 import json
 import statistics
+import sys
 from pathlib import Path
 
 from rich.console import Console
 from rich.table import Table
 
 from tri import api
+from tri.commands import cost_baseline
 from tri.commands.build import compile_source
 from tri.commands.common import (
     EXIT_FAILED,
@@ -92,6 +94,21 @@ def register(commands) -> None:
         "add most to, with their share",
     )
     cost.add_argument(
+        "--save", metavar="FILE.json", help="a program: keep this run's figures as a baseline"
+    )
+    cost.add_argument(
+        "--compare",
+        metavar="FILE.json",
+        help="a program: this run against a baseline --save wrote; exit 1 if --fail-on got worse",
+    )
+    cost.add_argument(
+        "--fail-on",
+        choices=cost_baseline.FIGURES,
+        default="padded",
+        help="the figure --compare fails on: the padded height (default), the tallest "
+        "table or the cycles",
+    )
+    cost.add_argument(
         "--estimate",
         action="store_true",
         help="also show the static estimate the Trident compiler makes from the source: not "
@@ -143,6 +160,9 @@ def command_cost(arguments) -> int:
                 program, result, run_inputs(arguments), arguments.engine, checked
             )
             report["error"]["location"] = location["error"]["location"]
+        comparison = baselines(arguments, report, result)
+        if comparison is not None:
+            report["compare"] = comparison
         print(json.dumps(report))
     else:
         print_program_report(arguments, result, attribution, owners, checked)
@@ -154,7 +174,31 @@ def command_cost(arguments) -> int:
         if arguments.hotspots:
             print_hotspots(costs, arguments.top)
         report_error(program, result, run_inputs(arguments), arguments.engine, checked)
-    return EXIT_OK if result.error is None else EXIT_FAILED
+        report = program_report(arguments, result, attribution, owners, checked)
+        comparison = baselines(arguments, report, result)
+        if comparison is not None:
+            cost_baseline.print_comparison(comparison, arguments.compare)
+    if result.error is not None:
+        return EXIT_FAILED
+    if comparison is not None and arguments.fail_on in comparison["worse"]:
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def baselines(arguments, report: dict, result) -> dict | None:
+    """`--save` (of a run that halted) and `--compare`: the comparison, or None."""
+    if result.error is not None:  # the run's failure is the report (exit 1)
+        for option, path in (("--save", arguments.save), ("--compare", arguments.compare)):
+            if path is not None:
+                print(f"note: {option} {path} skipped: the run failed", file=sys.stderr)
+        return None
+    if arguments.save is not None:
+        cost_baseline.save(arguments.save, report)
+    if arguments.compare is None:
+        return None
+    return cost_baseline.compare(
+        cost_baseline.load(arguments.compare), cost_baseline.baseline(report)
+    )
 
 
 def checked_attribution(attribution: Attribution) -> Attribution:
@@ -481,6 +525,9 @@ def module_cost(arguments, checked, compiled) -> int:
         )
     if arguments.estimate:
         raise UsageError("error: --estimate is for a program (the estimate starts at main)")
+    for option in ("annotate", "hotspots", "save", "compare"):
+        if getattr(arguments, option):
+            raise UsageError(f"error: --{option} is for a program run (a module runs many cases)")
     count = arguments.cases or DEFAULT_CASES
     runs = module_runs(checked, compiled, count, max_steps=arguments.max_steps)
     owners = label_owners(compiled)
