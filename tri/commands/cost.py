@@ -28,7 +28,7 @@ from rich.console import Console
 from rich.table import Table
 
 from tri import api
-from tri.commands import cost_baseline
+from tri.commands import cost_baseline, cost_hints
 from tri.commands.build import compile_source
 from tri.commands.common import (
     EXIT_FAILED,
@@ -94,6 +94,11 @@ def register(commands) -> None:
         "add most to, with their share",
     )
     cost.add_argument(
+        "--hints",
+        action="store_true",
+        help="a program: what the run's figures suggest, each hint with a code (H0001...)",
+    )
+    cost.add_argument(
         "--save", metavar="FILE.json", help="a program: keep this run's figures as a baseline"
     )
     cost.add_argument(
@@ -132,8 +137,9 @@ def command_cost(arguments) -> int:
         program = compiled.program
     if arguments.cases is not None:
         raise UsageError("error: --cases applies to a module; a program runs on its inputs")
-    if (arguments.annotate or arguments.hotspots) and checked is None:
-        option = "--annotate" if arguments.annotate else "--hotspots"
+    lined = arguments.annotate or arguments.hotspots or arguments.hints
+    if lined and checked is None:
+        option = next(f"--{o}" for o in ("annotate", "hotspots", "hints") if getattr(arguments, o))
         raise UsageError(f"error: {option} needs Trident source (its lines come from the source)")
     try:
         inputs = run_inputs(arguments)
@@ -147,11 +153,11 @@ def command_cost(arguments) -> int:
     owners = label_owners(compiled) if compiled is not None else {}
     if arguments.json:
         report = program_report(arguments, result, attribution, owners, checked)
-        costs = (
-            line_costs_of(program, arguments) if arguments.annotate or arguments.hotspots else None
-        )
+        costs = line_costs_of(program, arguments) if lined else None
         if arguments.annotate:
             report["lines"], report["lines_fixed"] = annotation_json(costs), unowned_rows(costs)
+        if arguments.hints:
+            report["hints"] = cost_hints.hints(costs)
         if arguments.hotspots:
             table, hottest = hotspots(costs, arguments.top)
             report["hotspots"] = {"table": table, "lines": hottest}
@@ -166,13 +172,13 @@ def command_cost(arguments) -> int:
         print(json.dumps(report))
     else:
         print_program_report(arguments, result, attribution, owners, checked)
-        costs = (
-            line_costs_of(program, arguments) if arguments.annotate or arguments.hotspots else None
-        )
+        costs = line_costs_of(program, arguments) if lined else None
         if arguments.annotate:
             print_annotation(costs)
         if arguments.hotspots:
             print_hotspots(costs, arguments.top)
+        if arguments.hints:
+            cost_hints.print_hints(cost_hints.hints(costs))
         report_error(program, result, run_inputs(arguments), arguments.engine, checked)
         report = program_report(arguments, result, attribution, owners, checked)
         comparison = baselines(arguments, report, result)
@@ -525,7 +531,7 @@ def module_cost(arguments, checked, compiled) -> int:
         )
     if arguments.estimate:
         raise UsageError("error: --estimate is for a program (the estimate starts at main)")
-    for option in ("annotate", "hotspots", "save", "compare"):
+    for option in ("annotate", "hotspots", "hints", "save", "compare"):
         if getattr(arguments, option):
             raise UsageError(f"error: --{option} is for a program run (a module runs many cases)")
     count = arguments.cases or DEFAULT_CASES
