@@ -153,3 +153,22 @@ def test_tri_cost_hotspots_names_the_loop_body_first(capsys, tmp_path):
     plain.write_text("push 1\nwrite_io 1\nhalt\n")
     code, _, err = tri(capsys, "cost", plain, "--hotspots")
     assert code == 2 and "--hotspots needs Trident source" in err
+
+
+def test_hotspots_count_an_inlined_function_as_its_own(capsys):
+    from cli_helpers import tri
+
+    for level in (0, 1):  # -O1 inlines fibonacci.pair into main: its rows stay its own
+        code, out, _ = tri(
+            capsys,
+            "cost",
+            "tests/programs/valid/fib.tri",
+            f"-O{level}",
+            "--input",
+            "30",
+            "--hotspots",
+            "--json",
+        )
+        functions = json.loads(out)["hotspots"]["functions"]
+        assert code == 0 and functions[0]["function"] == "std.math.fibonacci.pair"
+        assert functions[0]["share"] > 0.9

@@ -160,7 +160,8 @@ def command_cost(arguments) -> int:
             report["hints"] = cost_hints.hints(costs)
         if arguments.hotspots:
             table, hottest = hotspots(costs, arguments.top)
-            report["hotspots"] = {"table": table, "lines": hottest}
+            functions = function_hotspots(costs, checked, table, arguments.top)
+            report["hotspots"] = {"table": table, "lines": hottest, "functions": functions}
         if result.error is not None:
             location = result_json(
                 program, result, run_inputs(arguments), arguments.engine, checked
@@ -176,7 +177,7 @@ def command_cost(arguments) -> int:
         if arguments.annotate:
             print_annotation(costs)
         if arguments.hotspots:
-            print_hotspots(costs, arguments.top)
+            print_hotspots(costs, checked, arguments.top)
         if arguments.hints:
             cost_hints.print_hints(cost_hints.hints(costs))
         report_error(program, result, run_inputs(arguments), arguments.engine, checked)
@@ -275,7 +276,34 @@ def hotspots(costs, count: int) -> tuple[str, list[dict]]:
     ]
 
 
-def print_hotspots(costs, count: int) -> None:
+def function_hotspots(costs, checked, table: str, count: int) -> list[dict]:
+    """The `count` source functions whose lines add most to `table`, an inlined one's
+    code included (it is on its own lines), with their share."""
+    spans = {}
+    for instance in checked.instances.values():
+        function = instance.function
+        name = function.name if instance.module is None else f"{instance.module}.{function.name}"
+        spans[(str(instance.path), function.span.line)] = (function.span.end_line, name)
+    totals: dict[str, int] = {}
+    for line, rows in costs.rows.items():
+        if line is None or not rows[table]:
+            continue
+        owner = next(
+            (
+                name
+                for (path, start), (end, name) in spans.items()
+                if path == line[0] and start <= line[1] <= end
+            ),
+            None,
+        )
+        if owner is not None:
+            totals[owner] = totals.get(owner, 0) + rows[table]
+    height = costs.heights.as_dict()[table]
+    ranked = sorted(totals.items(), key=lambda item: (-item[1], item[0]))[:count]
+    return [{"function": n, "rows": r, "share": round(r / height, 4)} for n, r in ranked]
+
+
+def print_hotspots(costs, checked, count: int) -> None:
     table, hottest = hotspots(costs, count)
     height = costs.heights.as_dict()[table]
     print(f"\nhotspots: the lines that add most to the {table} table ({height} rows)")
@@ -287,6 +315,9 @@ def print_hotspots(costs, count: int) -> None:
             source = ""
         where = f"{entry['file']}:{entry['line']}"
         print(f"  {entry['rows']:>8}  {entry['share']:6.1%}  {where}  {source}")
+    print("the functions whose lines add most to it (inlined code included):")
+    for entry in function_hotspots(costs, checked, table, count):
+        print(f"  {entry['rows']:>8}  {entry['share']:6.1%}  {entry['function']}")
 
 
 def unowned_rows(costs) -> dict[str, int]:
