@@ -15,7 +15,8 @@ sums are exactly the run's measured heights (`vm.tables.heights`):
   the attestation rows of the hash table are fixed, as is the lookup table (256 rows).
 
 An inlined function's code carries its callee's origins, so its rows are on the callee's
-lines.  The branch and loop control the lowering adds (`skiz`, `call`, a loop's counter
+lines; they are also counted at the call (`inlined`: per line of a call that was inlined,
+the rows of the code inlined there, already counted on the callee's lines).  The branch and loop control the lowering adds (`skiz`, `call`, a loop's counter
 test, `recurse`, `return`) has no origin of its own: it is on the line of the instruction
 before it in the same stretch of code (the condition, the loop's bound or body); what has
 nothing before it (the entry stub, a function that starts without an origin) is on no
@@ -53,6 +54,7 @@ class _FirstRecorder(set):
 class LineCosts:
     rows: dict[Line, dict[str, int]]  # line -> table -> rows (every table of REPORT_ORDER)
     fixed: dict[str, int]  # the rows no instruction owns
+    inlined: dict[Line, dict[str, int]]  # call line -> table -> rows of the code inlined there
     heights: Heights  # measured by vm.tables on the same run
     error: object | None  # the run's VMError, if it failed
 
@@ -78,40 +80,46 @@ def line_costs(program, inputs, max_steps: int = interp.DEFAULT_MAX_STEPS) -> Li
     run = interp.run_machine(machine, max_steps, recorded)
     run = _plain(run)
     origins = getattr(program, "source_map", ()) or ()
-    line_of = {}
+    owners = {}  # address -> the tables of its line, and of its call when inlined
     rows: dict[Line, dict[str, int]] = {}
+    inlined: dict[Line, dict[str, int]] = {}
     labelled = {address for _, address in program.labels}
-    line = None
+    origin = None
     for index, (op, address) in enumerate(zip(program.ops, program.addresses)):
-        origin = origins[index] if index < len(origins) else None
-        if origin is not None:
-            line = (origin.path, origin.span.line)
+        here = origins[index] if index < len(origins) else None
+        if here is not None:
+            origin = here
         elif address in labelled:
-            line = None  # a function's first instruction: nothing before it to follow
-        line_of[address] = line
-        table = rows.setdefault(line, dict.fromkeys(REPORT_ORDER, 0))
+            origin = None  # a function's first instruction: nothing before it to follow
+        tables = [rows.setdefault(origin and origin.line, dict.fromkeys(REPORT_ORDER, 0))]
+        if origin is not None and origin.call_site is not None:
+            tables.append(inlined.setdefault(origin.call_site, dict.fromkeys(REPORT_ORDER, 0)))
+        owners[address] = tables
         cost = instruction_cost(op.instruction, op.argument)
         visits = run.visits[address]
-        table["program"] += cost.program_words
-        if visits:
-            table["processor"] += visits
-            table["jump_stack"] += visits
-            table["op_stack"] += cost.op_stack * visits
-            table["ram"] += cost.ram * visits
-            table["hash"] += cost.hash * visits
+        for table in tables:
+            table["program"] += cost.program_words
+            if visits:
+                table["processor"] += visits
+                table["jump_stack"] += visits
+                table["op_stack"] += cost.op_stack * visits
+                table["ram"] += cost.ram * visits
+                table["hash"] += cost.hash * visits
     for entry, address in entries.first.items():
-        rows[line_of[address]]["u32"] += u32_entry_rows(entry)
+        for table in owners[address]:
+            table["u32"] += u32_entry_rows(entry)
     seen = set(tip5.cascade_limbs_many(tip5.varlen_permutation_inputs(program.words)))
     fixed = dict.fromkeys(REPORT_ORDER, 0)
     fixed["cascade"] = len(seen)
     for state, address in permutations.first.items():
         new = tip5.cascade_limbs_many([state]) - seen
         seen |= new
-        rows[line_of[address]]["cascade"] += len(new)
+        for table in owners[address]:
+            table["cascade"] += len(new)
     fixed["program"] = program_height(program.length) - program.length
     fixed["hash"] = attestation_rows(program.length)
     fixed["lookup"] = LOOKUP_HEIGHT
-    return LineCosts(rows, fixed, heights(run), run.error)
+    return LineCosts(rows, fixed, inlined, heights(run), run.error)
 
 
 def _recording(steps: list, address: int, entries: _FirstRecorder, permutations: _FirstRecorder):

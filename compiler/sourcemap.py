@@ -38,6 +38,11 @@ class Origin:
     construct: str  # "builtin", "call", "operator", "bounded", "index", "match", "statement", ...
     name: str = ""  # as written: the callee, the operator, the bound, the array type
     builtin: str = ""  # for construct "builtin": the builtin's name (compiler.builtins)
+    call_site: tuple[str, int] | None = None  # inlined code: the (file, line) of the call
+
+    @property
+    def line(self) -> tuple[str, int]:
+        return (self.path, self.span.line)
 
     def as_json(self) -> dict:
         return {
@@ -56,24 +61,28 @@ class Origin:
 def origin_of(instance, node) -> Origin:
     """The construct `node` (a statement or expression of the function `instance`) is,
     where it was written: a node the inliner copied from another function says so
-    (`source_origin`, compiler.optimize.inliner)."""
-    path, span = getattr(node, "source_origin", None) or (instance.path, node.span)
+    (`source_origin`, compiler.optimize.inliner), and its span is then the call's, in
+    the function it was inlined into: that is its `call_site`."""
+    copied = getattr(node, "source_origin", None)
+    path, span = copied or (instance.path, node.span)
+    site = (instance.path, node.span.line) if copied else None
     match node:
         case ast.Call():
             target = instance.calls.get(node)
             builtin = getattr(target, "name", None) if not isinstance(target, str) else None
             if builtin is not None:
-                return Origin(path, span, "builtin", node.callee, builtin)
-            return Origin(path, span, "call", node.callee)
+                return Origin(path, span, "builtin", node.callee, builtin, site)
+            return Origin(path, span, "call", node.callee, call_site=site)
         case ast.Binary():
-            return Origin(path, span, "operator", node.operator)
+            return Origin(path, span, "operator", node.operator, call_site=site)
         case ast.Index():
-            return Origin(path, span, "index", str(instance.types.get(node.base, "")))
+            index_type = str(instance.types.get(node.base, ""))
+            return Origin(path, span, "index", index_type, call_site=site)
         case ast.For():
             if node.bound is None:
-                return Origin(path, span, "loop")
-            return Origin(path, span, "bounded", str(node.bound))
-    return Origin(path, span, type(node).__name__.lower())
+                return Origin(path, span, "loop", call_site=site)
+            return Origin(path, span, "bounded", str(node.bound), call_site=site)
+    return Origin(path, span, type(node).__name__.lower(), call_site=site)
 
 
 def program_origins(asm, module: str | None = None) -> tuple:

@@ -1,5 +1,5 @@
-"""Rows per source line (compiler.line_costs): on every corpus program at -O1 (and one in
-O2_STRIDE at -O2, whose builds cost a second each), on the inputs of its first case, the
+"""Rows per source line (compiler.line_costs): on every corpus program at -O1 and -O2, on
+the inputs of its first case, the
 lines' rows plus the fixed rows are the run's heights, table by table, the u32 and cascade
 tables included, and the rows sit on lines."""
 
@@ -17,7 +17,6 @@ from tri.commands.build import compile_source
 from vm.tables import REPORT_ORDER
 
 PROGRAMS = [path for path in corpus("valid") if expectations(path).cases]
-O2_STRIDE = 4
 
 
 def compiled(path, level: int):
@@ -32,22 +31,32 @@ def inputs(case) -> api.Inputs:
 
 
 @pytest.mark.parametrize("level", [1, 2])
-def test_the_lines_rows_sum_to_the_heights_on_every_corpus_program(level):
-    lined = 0
-    programs = PROGRAMS if level == 1 else PROGRAMS[::O2_STRIDE]
-    for path in programs:
-        case = expectations(path).cases[0]
-        program = compiled(path, level)
-        costs = line_costs(program, inputs(case), max_steps=10**6)
-        measured = api.run(program, inputs(case), 10**6, "interp")
-        assert costs.heights == api.result_of(measured).heights, path
-        assert costs.totals() == costs.heights.as_dict(), path
-        on_lines = {
-            table for line, rows in costs.rows.items() if line for table in rows if rows[table]
-        }
-        assert {"processor", "op_stack", "program"} <= on_lines, path
-        lined += any(line is not None and line[0] == str(path) for line in costs.rows)
-    assert lined == len(programs)
+@pytest.mark.parametrize("path", PROGRAMS, ids=lambda path: path.stem)
+def test_the_lines_rows_sum_to_the_heights_on_every_corpus_program(path, level):
+    case = expectations(path).cases[0]
+    program = compiled(path, level)
+    costs = line_costs(program, inputs(case), max_steps=10**6)
+    measured = api.run(program, inputs(case), 10**6, "interp")
+    assert costs.heights == api.result_of(measured).heights
+    assert costs.totals() == costs.heights.as_dict()
+    on_lines = {table for line, rows in costs.rows.items() if line for table in rows if rows[table]}
+    assert {"processor", "op_stack", "program"} <= on_lines
+    assert any(line is not None and line[0] == str(path) for line in costs.rows)
+    for rows in costs.inlined.values():  # inlined rows are a part of the lines' rows
+        assert all(rows[table] <= costs.totals()[table] for table in rows)
+
+
+def test_an_inlined_calls_rows_are_its_callees_lines_rows():
+    """fib.tri calls std.math.fibonacci.fib once, on line 9, and -O1 inlines it: the rows
+    at that call are exactly the rows on the callee's lines."""
+    path = next(path for path in PROGRAMS if path.name == "fib.tri")
+    costs = line_costs(compiled(path, 1), api.Inputs((30,)))
+    callee = [rows for line, rows in costs.rows.items() if line and line[0] != str(path)]
+    assert set(costs.inlined) == {(str(path), 9)}
+    for table in REPORT_ORDER:
+        assert costs.inlined[(str(path), 9)][table] == sum(rows[table] for rows in callee)
+    assert costs.inlined[(str(path), 9)]["processor"] > 200
+    assert not line_costs(compiled(path, 0), api.Inputs((30,))).inlined  # -O0 inlines nothing
 
 
 def test_u32_and_cascade_rows_go_to_the_lines_that_record_them_first(tmp_path):

@@ -250,11 +250,18 @@ def line_costs_of(program, arguments):
 
 
 def annotation_json(costs) -> list[dict]:
-    """The lines with rows, in file and line order (JSON `lines`)."""
-    return [
-        {"file": line[0], "line": line[1], "rows": {t: rows[t] for t in LINE_TABLES}}
-        for line, rows in sorted((k, v) for k, v in costs.rows.items() if k is not None)
-    ]
+    """The lines with rows, in file and line order (JSON `lines`); a line with a call that
+    was inlined also has `inlined`: the rows of the code inlined there (on the callee's
+    lines too)."""
+    zero = dict.fromkeys(LINE_TABLES, 0)
+    entries = []
+    for line in sorted({*costs.rows, *costs.inlined} - {None}):
+        rows = costs.rows.get(line, zero)
+        entry = {"file": line[0], "line": line[1], "rows": {t: rows[t] for t in LINE_TABLES}}
+        if line in costs.inlined:
+            entry["inlined"] = {t: costs.inlined[line][t] for t in LINE_TABLES}
+        entries.append(entry)
+    return entries
 
 
 def line_table(costs) -> str:
@@ -362,6 +369,9 @@ def print_annotation(costs) -> None:
                 cells = "  ".join(str(rows[t] or "").rjust(w) for t, w in zip(LINE_TABLES, widths))
                 mark = ">" if (path, number) in hot else " "
             print(f"{mark}{number:6}  {cells}  {source}".rstrip())
+    for (path, number), rows in sorted(costs.inlined.items()):
+        cells = ", ".join(f"{t} {rows[t]}" for t in LINE_TABLES[:-1] if rows[t])
+        print(f"\ninlined at {path}:{number} (counted on the callee's lines above): {cells}")
     unowned = costs.rows.get(None)
     if unowned and any(unowned.values()):
         cells = ", ".join(f"{t} {unowned[t]}" for t in LINE_TABLES if unowned[t])
