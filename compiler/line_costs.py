@@ -16,13 +16,14 @@ sums are exactly the run's measured heights (`vm.tables.heights`):
 
 An inlined function's code carries its callee's origins, so its rows are on the callee's
 lines; they are also counted at the call (`inlined`: per line of a call that was inlined,
-the rows of the code inlined there, already counted on the callee's lines).  The branch and loop control the lowering adds (`skiz`, `call`, a loop's counter
-test, `recurse`, `return`) has no origin of its own: it is on the line of the instruction
-before it in the same stretch of code (the condition, the loop's bound or body); what has
-nothing before it (the entry stub, a function that starts without an origin) is on no
-line (key None).  The run is the interpreter's, with a recorder in place of the sets where
-the instructions record u32 entries and permutations, so it notes who recorded each
-first; everything else is `vm.interp.run_machine`.
+the rows of the code inlined there, already counted on the callee's lines). The branch and
+loop control the lowering adds (`skiz`, `call`, a loop's counter test, `recurse`,
+`return`) has no origin of its own: it is on the line of the instruction before it in the
+same stretch of code (the condition, the loop's bound or body); what has nothing before it
+(the entry stub, a function that starts without an origin) is on no line (key None). The
+run is the interpreter's, with a recorder in place of the sets where the instructions
+record u32 entries and permutations, so it notes who recorded each first; everything else
+is `vm.interp.run_machine`.
 """
 
 from __future__ import annotations
