@@ -56,6 +56,7 @@ class LineCosts:
     rows: dict[Line, dict[str, int]]  # line -> table -> rows (every table of REPORT_ORDER)
     fixed: dict[str, int]  # the rows no instruction owns
     inlined: dict[Line, dict[str, int]]  # call line -> table -> rows of the code inlined there
+    placed: dict[int, tuple[Line, int]]  # instruction address -> (its line, its runs)
     heights: Heights  # measured by vm.tables on the same run
     error: object | None  # the run's VMError, if it failed
 
@@ -84,6 +85,7 @@ def line_costs(program, inputs, max_steps: int = interp.DEFAULT_MAX_STEPS) -> Li
     owners = {}  # address -> the tables of its line, and of its call when inlined
     rows: dict[Line, dict[str, int]] = {}
     inlined: dict[Line, dict[str, int]] = {}
+    placed: dict[int, tuple[Line, int]] = {}
     labelled = {address for _, address in program.labels}
     origin = None
     for index, (op, address) in enumerate(zip(program.ops, program.addresses)):
@@ -98,6 +100,7 @@ def line_costs(program, inputs, max_steps: int = interp.DEFAULT_MAX_STEPS) -> Li
         owners[address] = tables
         cost = instruction_cost(op.instruction, op.argument)
         visits = run.visits[address]
+        placed[address] = (origin and origin.line, visits)
         for table in tables:
             table["program"] += cost.program_words
             if visits:
@@ -120,7 +123,7 @@ def line_costs(program, inputs, max_steps: int = interp.DEFAULT_MAX_STEPS) -> Li
     fixed["program"] = program_height(program.length) - program.length
     fixed["hash"] = attestation_rows(program.length)
     fixed["lookup"] = LOOKUP_HEIGHT
-    return LineCosts(rows, fixed, inlined, heights(run), run.error)
+    return LineCosts(rows, fixed, inlined, placed, heights(run), run.error)
 
 
 def _recording(steps: list, address: int, entries: _FirstRecorder, permutations: _FirstRecorder):

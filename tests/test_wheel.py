@@ -101,6 +101,7 @@ def test_the_wheel_holds_every_module_and_the_data_under_tri(installed):
             if data.is_file():
                 assert f"tri/{data.relative_to(ROOT).as_posix()}" in names
     assert "tri/compiler/syntax/grammar.lark" in names
+    assert "tri/commands/explorer.html.j2" in names
 
 
 def test_the_installed_tri_runs_a_program_tests_and_benches_from_anywhere(installed, tmp_path):
@@ -121,6 +122,8 @@ def test_the_installed_tri_runs_a_program_tests_and_benches_from_anywhere(instal
         "program double\n\nuse vm.io.io\n\nfn main() {\n    io.write(io.read() * 2)\n}\n"
     )
     assert _run([tri, "run", program, "--input", "21"], tmp_path).stdout == "42\n"
+    _run([tri, "cost", program, "--input", "21", "--html", "page.html"], tmp_path)
+    assert "<svg" in (tmp_path / "page.html").read_text(encoding="utf-8")
     _run([tri, "new", "hello"], tmp_path)
     tested = _run([tri, "test"], tmp_path / "hello")
     assert "PASS main.tri::doubles" in tested.stdout

@@ -19,6 +19,7 @@ this program.
 
 from __future__ import annotations
 
+import argparse
 import json
 import statistics
 import sys
@@ -99,6 +100,12 @@ def register(commands) -> None:
         help="a program: what the run's figures suggest, each hint with a code (H0001...)",
     )
     cost.add_argument(
+        "--html",
+        metavar="OUT.html",
+        help="a program: write the cost explorer, one self-contained page of this run (the "
+        "tables against the padded height, rows per line and each line's TASM)",
+    )
+    cost.add_argument(
         "--save", metavar="FILE.json", help="a program: keep this run's figures as a baseline"
     )
     cost.add_argument(
@@ -137,9 +144,10 @@ def command_cost(arguments) -> int:
         program = compiled.program
     if arguments.cases is not None:
         raise UsageError("error: --cases applies to a module; a program runs on its inputs")
-    lined = arguments.annotate or arguments.hotspots or arguments.hints
+    lined = arguments.annotate or arguments.hotspots or arguments.hints or arguments.html
     if lined and checked is None:
-        option = next(f"--{o}" for o in ("annotate", "hotspots", "hints") if getattr(arguments, o))
+        options = ("annotate", "hotspots", "hints", "html")
+        option = next(f"--{o}" for o in options if getattr(arguments, o))
         raise UsageError(f"error: {option} needs Trident source (its lines come from the source)")
     try:
         inputs = run_inputs(arguments)
@@ -185,11 +193,37 @@ def command_cost(arguments) -> int:
         comparison = baselines(arguments, report, result)
         if comparison is not None:
             cost_baseline.print_comparison(comparison, arguments.compare)
+    if arguments.html:
+        write_explorer(arguments, checked, program, record, costs, comparison)
     if result.error is not None:
         return EXIT_FAILED
     if comparison is not None and arguments.fail_on in comparison["worse"]:
         return EXIT_FAILED
     return EXIT_OK
+
+
+def write_explorer(arguments, checked, program, record, costs, comparison) -> None:
+    """`--html`: the cost explorer of this run (tri.commands.cost_explorer); at -O2 and
+    -O3 beside the -O1 build's run on the same inputs."""
+    from tri.commands import cost_explorer
+
+    baseline = None
+    if arguments.level >= 2:
+        plain = argparse.Namespace(**{**vars(arguments), "model": None, "weights": None})
+        base = compile_source(arguments.program, plain, 1, arguments.isa)[1].program
+        inputs = run_inputs(arguments)
+        base_run = interruptible(
+            lambda: api.run(base, inputs, arguments.max_steps, arguments.engine)
+        )
+        baseline = (base, base_run)
+    data = cost_explorer.explorer_data(
+        arguments.program, arguments.level, record, costs, checked, program, baseline, comparison
+    )
+    try:
+        Path(arguments.html).write_text(cost_explorer.render(data), encoding="utf-8")
+    except OSError as error:
+        raise UsageError(f"error: --html {arguments.html}: {error.strerror}") from None
+    print(f"explorer: {arguments.html}", file=sys.stderr)
 
 
 def baselines(arguments, report: dict, result) -> dict | None:
