@@ -60,6 +60,15 @@ class LineCosts:
     heights: Heights  # measured by vm.tables on the same run
     error: object | None  # the run's VMError, if it failed
 
+    def within(self, path: str, first: int, last: int) -> dict[str, int]:
+        """Per table, the rows of the lines `first` to `last` of file `path`."""
+        total = dict.fromkeys(REPORT_ORDER, 0)
+        for line, rows in self.rows.items():
+            if line is not None and line[0] == path and first <= line[1] <= last:
+                for table, value in rows.items():
+                    total[table] += value
+        return total
+
     def totals(self) -> dict[str, int]:
         """Per table, the lines' rows plus the fixed rows: the measured heights."""
         total = dict(self.fixed)
@@ -124,6 +133,16 @@ def line_costs(program, inputs, max_steps: int = interp.DEFAULT_MAX_STEPS) -> Li
     fixed["hash"] = attestation_rows(program.length)
     fixed["lookup"] = LOOKUP_HEIGHT
     return LineCosts(rows, fixed, inlined, placed, heights(run), run.error)
+
+
+def source_loops(program) -> list[tuple[str, int, int]]:
+    """The `for` statements the program's code came from: (file, first line, last line)."""
+    loops = {
+        (origin.path, origin.span.line, origin.span.end_line)
+        for origin in getattr(program, "source_map", ()) or ()
+        if origin is not None and origin.construct in ("loop", "bounded")
+    }
+    return sorted(loops)
 
 
 def _recording(steps: list, address: int, entries: _FirstRecorder, permutations: _FirstRecorder):

@@ -181,3 +181,54 @@ def test_hotspots_count_an_inlined_function_as_its_own(capsys):
         functions = json.loads(out)["hotspots"]["functions"]
         assert code == 0 and functions[0]["function"] == "std.math.fibonacci.pair"
         assert functions[0]["share"] > 0.9
+
+
+def test_hotspots_rank_loops_a_loop_with_the_loops_inside_it(capsys, tmp_path):
+    from cli_helpers import tri
+
+    program = tmp_path / "nested.tri"
+    program.write_text(
+        "program nested\n\nuse vm.io.io\n\n"
+        "fn main() {\n"
+        "    let n: Field = io.read()\n"
+        "    let mut total: Field = 0\n"
+        "    for i in 0..n bounded 20 {\n"
+        "        for j in 0..n bounded 20 {\n"
+        "            total = total + 1\n"
+        "        }\n"
+        "    }\n"
+        "    io.write(total)\n"
+        "}\n"
+    )
+    code, out, _ = tri(
+        capsys, "cost", program, "--input", "12", "--hotspots", "--annotate", "--json"
+    )
+    report = json.loads(out)
+    loops = report["hotspots"]["loops"]
+    table = report["hotspots"]["table"]
+    assert code == 0 and [(loop["first"], loop["last"]) for loop in loops] == [(8, 12), (9, 11)]
+    rows = {entry["line"]: entry["rows"][table] for entry in report["lines"]}
+    for loop in loops:
+        assert loop["rows"] == sum(
+            rows.get(line, 0) for line in range(loop["first"], loop["last"] + 1)
+        )
+    assert loops[0]["rows"] > loops[1]["rows"] > 0
+    code, out, _ = tri(capsys, "cost", program, "--input", "12", "--hotspots")
+    assert "the loops whose lines add most to it" in out and f"{program}:8-12" in out
+
+
+def test_blocks_name_the_source_lines_their_code_came_from(capsys):
+    from cli_helpers import tri
+
+    code, out, _ = tri(
+        capsys, "cost", "tests/programs/valid/fib.tri", "--input", "30", "--blocks", "--json"
+    )
+    entries = json.loads(out)["blocks"]["entries"]
+    loop = entries[0]  # the loop body of std.math.fibonacci.fib, inlined into main
+    assert code == 0 and loop["block"].endswith("__loop__1")
+    where, lines = loop["source"].rsplit(":", 1)
+    assert where.endswith("stdlib/math/fibonacci.tri")
+    first, _, last = lines.partition("-")
+    assert 12 <= int(first) <= int(last or first) <= 16  # the `for` statement's lines
+    code, out, _ = tri(capsys, "cost", "tests/programs/gcd.tasm", "--input", "42,56", "--blocks")
+    assert code == 0 and "source" not in out.split("blocks by")[1].splitlines()[2]

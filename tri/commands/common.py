@@ -223,6 +223,14 @@ def missing(path) -> UsageError:
     return UsageError(f"error: cannot read {path}: no such file or directory")
 
 
+def shown_path(path: str) -> str:
+    """A path as reports show it: relative to the working directory when inside it."""
+    try:
+        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return path
+
+
 def is_tasm(path) -> bool:
     """Every command reads a `.tasm` file as TASM and any other as Trident source."""
     return str(path).endswith(".tasm")

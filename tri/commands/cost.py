@@ -39,6 +39,7 @@ from tri.commands.common import (
     is_tasm,
     load_tasm,
     positive,
+    shown_path,
 )
 from tri.commands.common import console as table_console
 from tri.commands.run import add_run_options, report_error, result_json, run_inputs
@@ -165,11 +166,17 @@ def command_cost(arguments) -> int:
         if arguments.annotate:
             report["lines"], report["lines_fixed"] = annotation_json(costs), unowned_rows(costs)
         if arguments.hints:
-            report["hints"] = cost_hints.hints(costs)
+            report["hints"] = cost_hints.hints(costs, program, checked, record)
         if arguments.hotspots:
             table, hottest = hotspots(costs, arguments.top)
             functions = function_hotspots(costs, checked, table, arguments.top)
-            report["hotspots"] = {"table": table, "lines": hottest, "functions": functions}
+            loops = loop_hotspots(costs, program, table, arguments.top)
+            report["hotspots"] = {
+                "table": table,
+                "lines": hottest,
+                "functions": functions,
+                "loops": loops,
+            }
         if result.error is not None:
             location = result_json(
                 program, result, run_inputs(arguments), arguments.engine, checked
@@ -185,9 +192,9 @@ def command_cost(arguments) -> int:
         if arguments.annotate:
             print_annotation(costs)
         if arguments.hotspots:
-            print_hotspots(costs, checked, arguments.top)
+            print_hotspots(costs, checked, program, arguments.top)
         if arguments.hints:
-            cost_hints.print_hints(cost_hints.hints(costs))
+            cost_hints.print_hints(cost_hints.hints(costs, program, checked, record))
         report_error(program, result, run_inputs(arguments), arguments.engine, checked)
         report = program_report(arguments, result, attribution, owners, checked)
         comparison = baselines(arguments, report, result)
@@ -344,7 +351,22 @@ def function_hotspots(costs, checked, table: str, count: int) -> list[dict]:
     return [{"function": n, "rows": r, "share": round(r / height, 4)} for n, r in ranked]
 
 
-def print_hotspots(costs, checked, count: int) -> None:
+def loop_hotspots(costs, program, table: str, count: int) -> list[dict]:
+    """The `count` source loops whose lines add most to `table` (a loop's lines include
+    the loops inside it), with their share."""
+    from compiler.line_costs import source_loops
+
+    height = max(1, costs.heights.as_dict()[table])
+    loops = []
+    for path, first, last in source_loops(program):
+        rows = costs.within(path, first, last)[table]
+        if rows:
+            loops.append({"file": path, "first": first, "last": last, "rows": rows})
+    loops.sort(key=lambda loop: (-loop["rows"], loop["file"], loop["first"]))
+    return [{**loop, "share": round(loop["rows"] / height, 4)} for loop in loops[:count]]
+
+
+def print_hotspots(costs, checked, program, count: int) -> None:
     table, hottest = hotspots(costs, count)
     height = costs.heights.as_dict()[table]
     print(f"\nhotspots: the lines that add most to the {table} table ({height} rows)")
@@ -359,6 +381,12 @@ def print_hotspots(costs, checked, count: int) -> None:
     print("the functions whose lines add most to it (inlined code included):")
     for entry in function_hotspots(costs, checked, table, count):
         print(f"  {entry['rows']:>8}  {entry['share']:6.1%}  {entry['function']}")
+    loops = loop_hotspots(costs, program, table, count)
+    if loops:
+        print("the loops whose lines add most to it (the loops inside them included):")
+    for loop in loops:
+        where = f"{loop['file']}:{loop['first']}-{loop['last']}"
+        print(f"  {loop['rows']:>8}  {loop['share']:6.1%}  {where}")
 
 
 def unowned_rows(costs) -> dict[str, int]:
@@ -440,11 +468,27 @@ def function_rows(attribution: Attribution, owners: dict[str, str]) -> list[dict
     return list(rows.values())
 
 
-def block_entries(entries: list[BlockCost], table: str, owners: dict[str, str]) -> list[dict]:
+def block_source(entry: BlockCost, source_map) -> str:
+    """The source lines a block's code came from, `FILE:LINE` or `FILE:FIRST-LAST` (the
+    file of its first instruction with an origin), or "" when none has one."""
+    origins = [source_map[i] for i in entry.block.op_indices if i < len(source_map)]
+    origins = [origin for origin in origins if origin is not None]
+    if not origins:
+        return ""
+    lines = [origin.span.line for origin in origins if origin.path == origins[0].path]
+    first, last = min(lines), max(lines)
+    where = str(first) if first == last else f"{first}-{last}"
+    return f"{shown_path(origins[0].path)}:{where}"
+
+
+def block_entries(
+    entries: list[BlockCost], table: str, owners: dict[str, str], source_map=()
+) -> list[dict]:
     """The executed blocks, the largest share of `table` first, as JSON rows."""
     return [
         {
             "block": entry.block.name,
+            "source": block_source(entry, source_map),
             "function": owner_of(entry, owners),
             "start": entry.block.start,
             "visits": entry.visits,
@@ -468,7 +512,9 @@ def program_report(arguments, result, attribution, owners, checked) -> dict:
         table = tallest_attributable(heights.as_dict())
         report["blocks"] = {
             "ranked_by": table,
-            "entries": block_entries(list(attribution.blocks), table, owners),
+            "entries": block_entries(
+                list(attribution.blocks), table, owners, attribution.program.source_map
+            ),
             "fixed": attribution.fixed,
             "whole_run": {name: heights.as_dict()[name] for name in WHOLE_RUN},
         }
@@ -477,15 +523,16 @@ def program_report(arguments, result, attribution, owners, checked) -> dict:
     return report
 
 
-def wide_console(attribution_blocks, owners: dict[str, str]) -> Console:
-    """A console wide enough that no block or function name is cut."""
+def wide_console(attribution_blocks, owners: dict[str, str], source_map=()) -> Console:
+    """A console wide enough that no block or function name, nor a block's source, is cut."""
     names = [entry.block.name for entry in attribution_blocks] + list(owners.values())
     longest = max(map(len, names), default=0)
-    return table_console(max(120, 2 * longest + 70))
+    source = max((len(block_source(e, source_map)) for e in attribution_blocks), default=0)
+    return table_console(max(120, 2 * longest + source + 76))
 
 
 def print_program_report(arguments, result, attribution, owners, checked) -> None:
-    console = wide_console(attribution.blocks, owners)
+    console = wide_console(attribution.blocks, owners, attribution.program.source_map)
     heights = result.heights
     table = Table(title=Path(arguments.program).name, title_justify="left")
     table.add_column("table")
@@ -505,7 +552,14 @@ def print_program_report(arguments, result, attribution, owners, checked) -> Non
     if checked is not None:
         print_functions(console, function_rows(attribution, owners))
     if arguments.blocks:
-        print_blocks(console, list(attribution.blocks), heights.as_dict(), owners, arguments.top)
+        print_blocks(
+            console,
+            list(attribution.blocks),
+            heights.as_dict(),
+            owners,
+            arguments.top,
+            source_map=attribution.program.source_map,
+        )
         fixed = attribution.fixed
         console.print(
             f"exact: the blocks' rows plus the program table ({fixed['program']}) and the "
@@ -531,35 +585,42 @@ def print_functions(console: Console, rows: list[dict]) -> None:
     console.print(table)
 
 
-def print_blocks(console, entries, heights, owners, top: int, candidates=ATTRIBUTED) -> None:
+def print_blocks(
+    console, entries, heights, owners, top: int, candidates=ATTRIBUTED, source_map=()
+) -> None:
     """The top blocks by the tallest of the `candidates` tables in `heights`."""
     table_name = tallest_attributable(heights, candidates)
     tallest = max(heights, key=lambda name: heights[name])
     note = ""
     if tallest not in candidates:
         note = f"; the tallest, {tallest} ({heights[tallest]}), is a whole-run figure"
-    rows = block_entries(entries, table_name, owners)
+    rows = block_entries(entries, table_name, owners, source_map)
     total = heights[table_name]
     table = Table(
         title=f"blocks by {table_name} ({total} rows{note}): the top {min(top, len(rows))} "
         f"of {len(rows)} executed",
         title_justify="left",
     )
-    for column in ("block", "function", "visits", "instructions", table_name, "share", "total"):
-        table.add_column(column, justify="left" if column in ("block", "function") else "right")
+    columns = ("block", "source", "function", "visits", "instructions", table_name, "share")
+    if not any(row["source"] for row in rows):
+        columns = tuple(column for column in columns if column != "source")
+    for column in (*columns, "total"):
+        left = column in ("block", "source", "function")
+        table.add_column(column, justify="left" if left else "right")
     running = 0
     for row in rows[:top]:
         value = row["share"]
         running += value
-        table.add_row(
-            row["block"],
-            row["function"],
-            str(row["visits"]),
-            str(row["instructions"]),
-            str(value),
-            _percent(value, total),
-            _percent(running, total),
-        )
+        cells = {
+            "block": row["block"],
+            "source": row["source"],
+            "function": row["function"],
+            "visits": str(row["visits"]),
+            "instructions": str(row["instructions"]),
+            table_name: str(value),
+            "share": _percent(value, total),
+        }
+        table.add_row(*(cells[column] for column in columns), _percent(running, total))
     console.print(table)
 
 
@@ -619,13 +680,21 @@ def module_cost(arguments, checked, compiled) -> int:
         table = tallest_attributable(executed_totals(attributions), EXECUTED)
         report["blocks"] = {
             "ranked_by": table,
-            "entries": block_entries(combine(attributions), table, owners),
+            "entries": block_entries(
+                combine(attributions), table, owners, module_source_map(attributions)
+            ),
         }
     if arguments.json:
         print(json.dumps(report))
     else:
         print_module_report(arguments, report, owners, attributions, runs)
     return EXIT_OK
+
+
+def module_source_map(attributions) -> tuple:
+    """The source map of a module's runs: each runs the same code after a stub of the same
+    length (`call __fn` `halt`), so one run's map places every run's blocks."""
+    return attributions[0].program.source_map if attributions else ()
 
 
 def executed_totals(attributions) -> dict[str, int]:
@@ -682,7 +751,15 @@ def print_module_report(arguments, report, owners, attributions, runs) -> None:
     console.print(table)
     if arguments.blocks:
         totals = executed_totals(attributions)
-        print_blocks(console, combine(attributions), totals, owners, arguments.top, EXECUTED)
+        print_blocks(
+            console,
+            combine(attributions),
+            totals,
+            owners,
+            arguments.top,
+            EXECUTED,
+            module_source_map(attributions),
+        )
         console.print(
             f"summed over all {len(runs)} runs; each run's blocks plus its fixed parts are its "
             "measured heights exactly"

@@ -27,7 +27,9 @@ from pathlib import Path
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 
+from compiler.line_costs import source_loops
 from tri import api
+from tri.commands.common import shown_path
 from vm.attribution import attribute
 from vm.tables import REPORT_ORDER
 
@@ -130,16 +132,8 @@ def files(source: str, costs, program, table: str) -> list[dict]:
                     "tasm": tasm.get((path, number), []),
                 }
             )
-        found.append({"path": path, "shown": shown(path), "lines": rows_of})
+        found.append({"path": path, "shown": shown_path(path), "lines": rows_of})
     return found
-
-
-def shown(path: str) -> str:
-    """A path as the page shows it: relative to the working directory when inside it."""
-    try:
-        return str(Path(path).resolve().relative_to(Path.cwd().resolve()))
-    except ValueError:
-        return path
 
 
 def function_shares(costs, checked, table: str) -> list[dict]:
@@ -168,19 +162,10 @@ def function_shares(costs, checked, table: str) -> list[dict]:
 
 def loop_shares(costs, program, table: str) -> list[dict]:
     """The source loops (a `for` statement's lines, the loops inside it included)."""
-    loops = {
-        (origin.path, origin.span.line, origin.span.end_line)
-        for origin in getattr(program, "source_map", ()) or ()
-        if origin is not None and origin.construct in ("loop", "bounded")
-    }
-    totals: dict[str, list[int]] = {}
-    for path, start, end in loops:
-        mine = [0] * len(LINE_TABLES)
-        for line, rows in costs.rows.items():
-            if line and line[0] == path and start <= line[1] <= end:
-                for position, name in enumerate(LINE_TABLES):
-                    mine[position] += rows[name]
-        totals[f"{shown(path)}:{start}-{end}"] = mine
+    totals = {}
+    for path, first, last in source_loops(program):
+        rows = costs.within(path, first, last)
+        totals[f"{shown_path(path)}:{first}-{last}"] = [rows[name] for name in LINE_TABLES]
     return ranked(totals, costs, table)
 
 
