@@ -222,3 +222,11 @@ def test_the_page_in_a_real_browser(capsys, tmp_path):
         assert driver.save_screenshot(str(artifacts / "explorer.png"))
     finally:
         driver.quit()
+
+
+def test_the_page_lists_the_runs_hints(capsys, tmp_path):
+    code, page, _ = explore(capsys, tmp_path)  # input 30: the cascade table, H0005
+    code, out, _ = tri(capsys, "cost", FIB, "--input", "30", "--hints", "--json")
+    codes = [hint["code"] for hint in json.loads(out)["hints"]]
+    shown = re.findall(r'class="hint" data-code="(H\d+)"', page.read_text(encoding="utf-8"))
+    assert shown == codes and codes

@@ -226,6 +226,7 @@ def write_explorer(arguments, checked, program, record, costs, comparison) -> No
     data = cost_explorer.explorer_data(
         arguments.program, arguments.level, record, costs, checked, program, baseline, comparison
     )
+    data["hints"] = cost_hints.hints(costs, program, checked, record)
     try:
         Path(arguments.html).write_text(cost_explorer.render(data), encoding="utf-8")
     except OSError as error:

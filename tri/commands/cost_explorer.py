@@ -18,7 +18,8 @@ What it shows, all from the same interpreter run as `tri cost --annotate`
   function counted as its own, a loop with the loops inside it);
 * at -O2 and -O3, the blocks whose code differs from the -O1 build's, with what each
   cost in this run at both levels, and the heights of both builds' runs;
-* with `--compare`, the comparison with the baseline, a worse figure marked.
+* with `--compare`, the comparison with the baseline, a worse figure marked;
+* the hints of `tri cost --hints` for the run (the caller adds them as `hints`).
 """
 
 from __future__ import annotations
