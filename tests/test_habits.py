@@ -36,6 +36,15 @@ CASES = [
         "a line that starts with '[' continues the statement before it",
         "([a, b])",
     ),
+    ("let a: Field = 0x10", "E0001", "there are no hexadecimal literals", "decimal"),
+    ("pub_write(0x1F)", "E0001", "there are no hexadecimal literals", "decimal"),
+    ("let a: Field = 0b101", "E0001", "there are no binary literals", "decimal"),
+    ("let a: Field = 1_000", "E0001", "there are no digit separators", "1000"),
+    ("pub_write(1_000)", "E0001", "there are no digit separators", "1000"),
+    ("let a: Field = 5u32", "E0001", "integer literals take no type suffix", "as_u32(5)"),
+    ("let a = x as U32", "E0001", "there is no 'as' conversion", "as_u32(x)"),
+    ("let a: Field = 1 2", "E0001", "a value beside the statement before it", "operator"),
+    ("let a: Field = x x", "E0001", "a value beside the statement before it", "operator"),
 ]
 
 
@@ -51,3 +60,29 @@ def test_a_rust_habit_gets_a_hint(tmp_path, capsys, statements, code, message, h
     assert f": error[{code}]: {message}" in headline
     hints = [line for line in rest if "= hint:" in line]
     assert hints and hint in hints[0]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "let mut a: Field = 0\n    let mut b: Field = 0\n    a = 1 b = 2\n    pub_write(a + b)",
+        "let y: Field = x pub_write(y)",  # a call may follow on the line
+    ],
+)
+def test_statements_that_may_share_a_line(capsys, tmp_path, body):
+    program = tmp_path / "shared.tri"
+    program.write_text(
+        f"program shared\n\nfn main() {{\n    let x: Field = pub_read()\n    {body}\n}}\n"
+    )
+    code, out, err = tri(capsys, "check", program)
+    assert code == 0 and "error" not in err, err
+
+
+def test_a_block_on_one_line_may_end_with_its_value(capsys, tmp_path):
+    program = tmp_path / "one_line.tri"
+    program.write_text(
+        "program one_line\n\nfn twice(a: Field) -> Field { let b: Field = a + a b }\n\n"
+        "fn main() {\n    pub_write(twice(pub_read()))\n}\n"
+    )
+    code, out, err = tri(capsys, "run", program, "--input", "21")
+    assert (code, out) == (0, "42\n"), err

@@ -221,7 +221,15 @@ class BodyChecker:
                     self.expect(self.instance.result, value, statement.span, "return value: ")
             case ast.ExprStatement():
                 found = self.expr(statement.expr)
-                return found if last else UNIT
+                if last:
+                    return found
+                if found not in (None, UNIT) and not isinstance(statement.expr, ast.Call):
+                    self.context.warn(
+                        "W0013",
+                        "the value of this expression is unused",
+                        self.instance.path,
+                        statement.span,
+                    )
             case ast.Asm():
                 self.error("E0300", "'asm' is not supported by tri yet", statement.span)
         return UNIT

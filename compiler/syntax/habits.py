@@ -27,6 +27,7 @@ class Habit:
 
 
 _BOUNDED = "'for i in 0..n bounded N { ... }' (every loop has a bound)"
+_DECIMAL = "write the value in decimal"
 _BOOL = "conditions are Bool values or Fields; combine them by nesting ifs"
 
 HABITS: tuple[Habit, ...] = (
@@ -58,6 +59,22 @@ HABITS: tuple[Habit, ...] = (
     Habit(r"^\s*while\b.*", r"\{", "there is no 'while' loop", f"write {_BOUNDED}"),
     Habit(r"^\s*loop\s*", r"\{", "there is no 'loop'", f"write {_BOUNDED}"),
     Habit(r"\w\.", r"\d", "tuples have no numbered fields", "destructure it: let (a, b) = t"),
+    Habit(r"\b0", r"[xX][0-9a-fA-F]", "there are no hexadecimal literals", _DECIMAL),
+    Habit(r"\b0", r"[bB][01]", "there are no binary literals", _DECIMAL),
+    Habit(r"\b0", r"[oO][0-7]", "there are no octal literals", _DECIMAL),
+    Habit(r"\d", r"_", "there are no digit separators in literals", "write the digits alone: 1000"),
+    Habit(
+        r"\d",
+        r"(u|i)(8|16|32|64|128)\b",
+        "integer literals take no type suffix",
+        "a literal is a Field; convert.as_u32(5) makes a U32",
+    ),
+    Habit(
+        r"\w\s+",
+        r"as\b",
+        "there is no 'as' conversion",
+        "write convert.as_u32(x) (a range check) or convert.as_field(x)",
+    ),
 )
 
 

@@ -472,6 +472,9 @@ def parse(text: str, path: str = "<input>") -> ast.SourceFile:
                 for literal in builder.too_large
             ]
         )
+    crowded = _crowded_line(source, text, path)
+    if crowded is not None:
+        raise CompileError([crowded])
     source.path = path
     source.comments = [
         (text.count("\n", 0, match.start()) + 1, match.group()) for match in _COMMENT.finditer(text)
@@ -514,6 +517,49 @@ def _syntax_diagnostic(problem: UnexpectedInput, text: str, path: str):
         line, column = _end_position(text)
         return error("E0001", "unexpected end of file", path, Span(line, column, line, column))
     return error("E0001", str(problem).splitlines()[0], path, Span(line, column, line, column))
+
+
+def _crowded_line(source, text: str, path: str):
+    """A value that stands beside the statement before it, on the line where that one
+    ends: the grammar needs no separator, so `let a: Field = 0x10` parses as `let a = 0`
+    and a statement `x10`, and `let b: Field = 1 2` as `let b = 1` and `2`.  Such an
+    expression statement (one that is not a call) is a syntax error, with the habit it
+    looks like (a hex literal, a digit separator, a suffix, `as`) when there is one.
+    Statements of other kinds may share a line (`a = 1 b = 2`), as whitespace is
+    otherwise free, and so may the value of a block written on one line
+    (`{ let x = 1 x }`).  The first such value, or None."""
+    lines = text.splitlines()
+    first = None
+    for node in _walk(source):
+        if not isinstance(node, ast.Block):
+            continue
+        for before, after in zip(node.statements, node.statements[1:]):
+            beside = after.span.line == before.span.end_line
+            value = isinstance(after, ast.ExprStatement) and not isinstance(after.expr, ast.Call)
+            one_line_tail = after is node.statements[-1] and node.span.end_line == after.span.line
+            if (
+                beside
+                and value
+                and not one_line_tail
+                and (first is None or after.span[:2] < first.span[:2])
+            ):
+                first = after
+    if first is None:
+        return None
+    line, column = first.span.line, first.span.column
+    text_line = lines[line - 1] if line <= len(lines) else ""
+    word = re.match(r"\w*", text_line[column - 1 :]).group() or text_line[column - 1 : column]
+    span = Span(line, column, line, column + max(len(word), 1) - 1)
+    habit = habit_at(text_line, column)
+    if habit is not None:
+        return error("E0001", habit.message, path, span, habit.hint)
+    return error(
+        "E0001",
+        "a value beside the statement before it",
+        path,
+        span,
+        "join the values with an operator, or put a statement of its own on its own line",
+    )
 
 
 def _end_position(text: str) -> tuple[int, int]:
