@@ -2,6 +2,7 @@
 the current directory and read by every command, building a project or a directory;
 `--quiet`, `--color`, and did-you-mean for commands, names and fields."""
 
+import pytest
 from cli_helpers import tri
 
 LIBRARY = "module lib.shapes\n\npub fn area(w: Field, h: Field) -> Field {\n    w * h\n}\n"
@@ -95,7 +96,84 @@ def test_a_broken_manifest_is_a_usage_error(tmp_path, capsys, monkeypatch):
     (tmp_path / "tri.toml").write_text('[project]\nname = "x"\nlevels = 2\n')
     monkeypatch.chdir(tmp_path)
     code, _, err = tri(capsys, "check")
-    assert code == 2 and "unknown key levels" in err
+    assert code == 2 and "tri.toml:3:1: error[E0112]: unknown key 'levels'" in err
+    assert "did you mean 'level'?" in err
+
+
+MANIFEST = '[project]\nname = "p"\nentry = "main.tri"\n'
+PROGRAM = "program p\n\nfn main() {\n    pub_write(pub_read() + 1)\n}\n"
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ("level = 7", "'level' must be 0, 1, 2 or 3 (found 7)"),
+        ("level = -1", "'level' must be 0, 1, 2 or 3 (found -1)"),
+        ("level = true", "'level' must be 0, 1, 2 or 3 (found true)"),
+        ('level = "2"', "'level' must be 0, 1, 2 or 3 (found \"2\")"),
+        ('profile = "fast"', "'profile' must be 'debug' or 'release' (found \"fast\")"),
+        ("roots = [1]", "'roots' must be a list of directories, as texts (found [1])"),
+        ('name = "p"', "a key set a second time"),
+        ("level = [", "a value that is missing or not valid"),
+    ],
+)
+@pytest.mark.parametrize("command", ["run", "build", "test", "cost"])
+def test_a_bad_setting_is_an_error_at_its_line(
+    tmp_path, capsys, monkeypatch, setting, message, command
+):
+    (tmp_path / "tri.toml").write_text(MANIFEST + setting + "\n")
+    (tmp_path / "main.tri").write_text(PROGRAM)
+    monkeypatch.chdir(tmp_path)
+    code, out, err = tri(capsys, command, *(["--input", "1"] if command in ("run", "cost") else []))
+    assert code == 2 and err.startswith("tri.toml:4:") and f"error[E0112]: {message}" in err
+    assert "Traceback" not in err and "= hint: " in err
+
+
+def test_fuzzed_manifests_never_end_in_a_traceback(tmp_path, capsys, monkeypatch):
+    """Random keys (known and not), values of every TOML kind and damaged text: every
+    command answers with exit 0 or 2 (1 for a failing run), never an exception."""
+    import random
+
+    generator = random.Random(39)
+    keys = ["name", "entry", "roots", "profile", "level", "stdlib", "levle", "x"]
+    values = [
+        "0",
+        "1",
+        "3",
+        "4",
+        "-1",
+        "true",
+        "false",
+        "1.5",
+        '""',
+        '"main.tri"',
+        '"debug"',
+        '"release"',
+        '"nowhere"',
+        "[]",
+        '["lib"]',
+        "[1, 2]",
+        "{}",
+        "{ a = 1 }",
+        "1979-05-27",
+    ]
+    (tmp_path / "main.tri").write_text(PROGRAM)
+    monkeypatch.chdir(tmp_path)
+    for _ in range(60):
+        lines = ["[project]"] + [
+            f"{generator.choice(keys)} = {generator.choice(values)}"
+            for _ in range(generator.randint(0, 4))
+        ]
+        text = "\n".join(lines) + "\n"
+        if generator.random() < 0.2:
+            text = text[: generator.randint(0, len(text))]
+        (tmp_path / "tri.toml").write_text(text)
+        for command in ("run", "build", "check", "cost"):
+            code, _, err = tri(
+                capsys, command, *(["--input", "1"] if command in ("run", "cost") else [])
+            )
+            assert code in (0, 1, 2), (text, err)
+            assert code == 0 or err.strip(), (text, command)
 
 
 def test_quiet_prints_only_what_was_asked_for_and_errors(tmp_path, capsys):

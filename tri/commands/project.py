@@ -17,11 +17,16 @@ entry or files.  Without a manifest nothing changes.
 from __future__ import annotations
 
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tri.commands.common import UsageError
+from compiler.diagnostics import error, render
+from compiler.levels import LEVELS
+from compiler.syntax.ast import Span
+from tri.commands.common import UsageError, did_you_mean
+from tri.commands.source import PROFILES
 
 MANIFEST = "tri.toml"
 KEYS = ("name", "entry", "roots", "profile", "level", "stdlib")
@@ -49,40 +54,128 @@ def find_manifest(start: Path) -> Path | None:
 
 
 def read_project(manifest: Path) -> Project:
-    """The project a manifest describes; a UsageError names what is wrong with it."""
+    """The project a manifest describes; a UsageError names what is wrong with it, as a
+    diagnostic at the line of the key (E0112)."""
     try:
-        data = tomllib.loads(manifest.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as problem:
-        raise UsageError(f"error: {manifest}: {problem}") from None
+        text = manifest.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as problem:
+        raise UsageError(f"error: {manifest}: {getattr(problem, 'strerror', problem)}") from None
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as problem:
+        where = re.search(r"\(at line (\d+), column (\d+)\)", str(problem))
+        message = re.sub(r"\s*\(at .*\)$", "", str(problem)).lower() or "not valid TOML"
+        if where:
+            line, column = int(where[1]), int(where[2])
+        else:  # at the end of the document
+            lines = text.splitlines() or [""]
+            line, column = len(lines), len(lines[-1]) + 1
+        message = _TOML_MESSAGES.get(message, message)
+        raise _manifest_error(manifest, text, line, column, message, _TOML_HINT) from None
     table = data.get("project")
     if not isinstance(table, dict):
-        raise UsageError(f"error: {manifest}: no [project] table")
-    unknown = sorted(set(table) - set(KEYS))
-    if unknown:
-        raise UsageError(
-            f"error: {manifest}: unknown key {', '.join(unknown)}; the keys are {', '.join(KEYS)}"
+        raise _manifest_error(
+            manifest, text, 1, 1, "no [project] table", "start the file with [project]"
         )
+    for key in table:
+        if key not in KEYS:
+            line, column = _key_position(text, key)
+            raise _manifest_error(
+                manifest,
+                text,
+                line,
+                column,
+                f"unknown key '{key}'",
+                f"the keys are {', '.join(KEYS)}" + did_you_mean(key, KEYS),
+            )
+    for key, (check, wanted) in RULES.items():
+        if key in table and not check(table[key]):
+            line, column = _key_position(text, key)
+            found = f"found {_toml(table[key])}"
+            raise _manifest_error(
+                manifest,
+                text,
+                line,
+                column,
+                f"'{key}' must be {wanted} ({found})",
+                f"for example: {EXAMPLES[key]}",
+            )
     directory = manifest.parent
-
-    def typed(key: str, kind, default=None):
-        value = table.get(key, default)
-        if value is not None and not isinstance(value, kind):
-            raise UsageError(f"error: {manifest}: '{key}' must be a {kind.__name__}")
-        return value
-
-    roots = typed("roots", list, [])
-    if not all(isinstance(root, str) for root in roots):
-        raise UsageError(f"error: {manifest}: 'roots' must be a list of directories")
-    stdlib = typed("stdlib", str)
+    stdlib = table.get("stdlib")
     return Project(
         directory=directory,
-        name=typed("name", str, directory.name),
-        entry=directory / typed("entry", str, "main.tri"),
-        roots=tuple(directory / root for root in roots),
-        profile=typed("profile", str),
-        level=typed("level", int),
+        name=table.get("name", directory.name),
+        entry=directory / table.get("entry", "main.tri"),
+        roots=tuple(directory / root for root in table.get("roots", [])),
+        profile=table.get("profile"),
+        level=table.get("level"),
         stdlib=None if stdlib is None else directory / stdlib,
     )
+
+
+def _text(value) -> bool:
+    return isinstance(value, str) and value != ""
+
+
+# key -> (what a valid value passes, what it must be)
+RULES = {
+    "name": (_text, "a text"),
+    "entry": (_text, "the path of a .tri file, as a text"),
+    "roots": (
+        lambda value: isinstance(value, list) and all(_text(root) for root in value),
+        "a list of directories, as texts",
+    ),
+    "profile": (lambda value: value in PROFILES, " or ".join(f"'{p}'" for p in PROFILES)),
+    "level": (
+        lambda value: type(value) is int and value in LEVELS,
+        ", ".join(map(str, sorted(LEVELS)[:-1])) + f" or {sorted(LEVELS)[-1]}",
+    ),
+    "stdlib": (_text, "a directory, as a text"),
+}
+EXAMPLES = {
+    "name": 'name = "hello"',
+    "entry": 'entry = "main.tri"',
+    "roots": 'roots = ["lib"]',
+    "profile": 'profile = "release"',
+    "level": "level = 2",
+    "stdlib": 'stdlib = "vendor/std"',
+}
+_TOML_MESSAGES = {  # tomllib's words -> what they mean in a manifest
+    "cannot overwrite a value": "a key set a second time",
+    "invalid value": "a value that is missing or not valid",
+}
+_TOML_HINT = 'each setting is one line, key = value: texts in quotes ("main.tri"), lists in [ ]'
+
+
+def _toml(value) -> str:
+    """A value as TOML writes it, for a message."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return f'"{value}"'
+    if isinstance(value, list):
+        return "[" + ", ".join(_toml(item) for item in value) + "]"
+    if isinstance(value, dict):
+        return "a table"
+    return str(value)
+
+
+def _key_position(text: str, key: str) -> tuple[int, int]:
+    """Where `key = ...` is written (line, column), else the start of the file."""
+    for number, line in enumerate(text.splitlines(), 1):
+        match = re.match(rf"\s*(?:\"{re.escape(key)}\"|{re.escape(key)})\s*=", line)
+        if match:
+            return number, len(line) - len(line.lstrip()) + 1
+    return 1, 1
+
+
+def _manifest_error(manifest: Path, text: str, line: int, column: int, message: str, hint):
+    lines = text.splitlines()
+    source_line = lines[line - 1] if 0 < line <= len(lines) else ""
+    word = re.match(r"[^\s=]+", source_line[column - 1 :])
+    span = Span(line, column, line, column + (len(word[0]) if word else 1) - 1)
+    diagnostic = error("E0112", message, str(manifest), span, hint)
+    return UsageError(render(diagnostic, text, color=False))
 
 
 def current_project(start: Path | None = None) -> Project | None:
