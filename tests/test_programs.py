@@ -53,3 +53,19 @@ def test_invalid_program(path):
         (d.severity, d.code, d.span.line, d.span.column) for d in found if d.path == str(path)
     }
     assert reported == expected.diagnostics
+
+
+@pytest.mark.parametrize("command", ["check", "build", "run", "cost", "fmt --check"])
+def test_every_invalid_program_is_an_error_not_a_traceback(capsys, command):
+    """Each command that reads source, through the command line as a user runs it, on
+    every invalid program: exit 1 or 2 with `file:line:col: error[...]`, no exception."""
+    from cli_helpers import tri
+
+    for path in INVALID:
+        if path.parent.name == "lib":
+            continue
+        code, _, err = tri(capsys, *command.split(), path)
+        if command.startswith("fmt"):  # the formatter only parses: a type error formats
+            assert code in (0, 1, 2), path
+            continue
+        assert code in (1, 2) and "error[" in err, (path, command, err)
