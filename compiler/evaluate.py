@@ -68,7 +68,8 @@ class Evaluation:
         """The failure, for compiler.failures.render."""
         if self.error is None:
             return None
-        return RunFailure(self.error.kind, self.error.message, self.error.origin)
+        error = self.error
+        return RunFailure(error.kind, error.message, error.origin, calls=tuple(error.calls))
 
 
 @dataclass
@@ -409,6 +410,8 @@ class _FunctionCompiler:
             case ast.Binary():
                 return self.located(expr, self.binary(expr))
             case ast.Call():
+                if isinstance(instance.calls.get(expr), str):  # a function of the program's
+                    return self.called(expr, self.call(expr))
                 return self.located(expr, self.call(expr))
             case ast.TupleExpr() | ast.ArrayExpr():
                 elements = [self.expr(element) for element in expr.elements]
@@ -440,6 +443,20 @@ class _FunctionCompiler:
                 raise
 
         return located
+
+    def called(self, expr, run):
+        """`run`, a call of one of the program's functions, noting the call on a failure
+        inside it (or making it the failing construct, if none is known)."""
+        instance = self.instance
+
+        def called(frame):
+            try:
+                return run(frame)
+            except Failure as failure:
+                failure.called_from(origin_of(instance, expr))
+                raise
+
+        return called
 
     def call(self, expr: ast.Call):
         arguments = [self.expr(argument) for argument in expr.arguments]

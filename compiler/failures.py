@@ -32,6 +32,8 @@ class RunFailure:
     # the failure the source order gives the same input, when it is another construct's
     # (compiled code may check in another order: `first_in_source`)
     source_order: RunFailure | None = None
+    # the calls the failing construct ran inside, innermost first, each (file, span)
+    calls: tuple = ()
 
     def as_json(self) -> dict | None:
         """The `location` of a JSON error: the origin's file and span, and the message; with
@@ -39,11 +41,16 @@ class RunFailure:
         if self.origin is None:
             return None
         location = {**self.origin.as_json(), "message": self.message}
+        location["calls"] = [_place(path, span) for path, span in self.calls]
         if self.source_order is not None:
             first = self.source_order
             location["first_in_source"] = {**first.origin.as_json(), "kind": first.kind}
             location["first_in_source"]["message"] = first.message
         return location
+
+
+def _place(path: str, span) -> dict:
+    return {"file": path, "line": span.line, "column": span.column}
 
 
 def first_in_source(failure: RunFailure, reference: RunFailure | None) -> RunFailure:
@@ -159,7 +166,21 @@ def vm_failure(program, error, rerun: Rerun | None = None) -> RunFailure:
     if count and rerun is not None and error.kind != "StepLimitExceeded":
         operands = _operands(program, error, count, rerun)
     message = describe(error.kind, origin, operands, error.message)
-    return RunFailure(error.kind, message, origin, where)
+    return RunFailure(error.kind, message, origin, where, calls=vm_calls(program, error, origin))
+
+
+def vm_calls(program, error, origin: Origin | None) -> tuple:
+    """The calls a failure of the VM ran inside, innermost first, in the source's terms:
+    the calls its code was inlined at, then for each frame of the jump stack (innermost
+    first) that is a function call (not a loop's or branch's subroutine), the call and
+    the calls it was inlined at."""
+    calls = list(origin.inlined_at) if origin is not None else []
+    for after in reversed(error.calls):
+        call = origin_at(program, after - 2)  # `call` is two words
+        if call is not None and call.construct == "call":
+            calls.append((call.path, call.span))
+            calls.extend(call.inlined_at)
+    return tuple(calls)
 
 
 def _operands(program, error, count: int, rerun: Rerun):
@@ -201,6 +222,8 @@ def render(failure: RunFailure, color: bool = False) -> str:
     diagnostic = Diagnostic("error", failure.kind, failure.message, origin.path, span)
     text = render_diagnostic(diagnostic, source, color)
     gutter = " " * len(str(span.line))
+    for path, call in failure.calls:
+        text += f"\n {gutter} = note: called from {path}:{call.line}:{call.column}"
     if failure.where:
         text += f"\n {gutter} = note: the VM stopped {failure.where}"
     first = failure.source_order

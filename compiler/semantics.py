@@ -32,12 +32,20 @@ class Failure(Exception):
         self.message = message
         self.operands = operands
         self.origin = None
+        self.calls: list = []  # the calls it happened inside, innermost first: (file, span)
 
     def locate(self, origin) -> None:
         """Attach the innermost construct the failure happened in (the first one given)."""
         if self.origin is None:
             self.origin = origin
             self.message = describe(self.kind, origin, self.operands, self.message)
+
+    def called_from(self, origin) -> None:
+        """Note a call of a function the failure happened inside (innermost first)."""
+        if self.origin is None:
+            self.locate(origin)
+        else:
+            self.calls.append((origin.path, origin.span))
 
 
 def u32_operand(value: int, what: str) -> int:

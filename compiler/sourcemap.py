@@ -38,11 +38,21 @@ class Origin:
     construct: str  # "builtin", "call", "operator", "bounded", "index", "match", "statement", ...
     name: str = ""  # as written: the callee, the operator, the bound, the array type
     builtin: str = ""  # for construct "builtin": the builtin's name (compiler.builtins)
-    call_site: tuple[str, int] | None = None  # inlined code: the (file, line) of the call
+    # inlined code: the calls it was inlined at, innermost first, each (file, span); the
+    # last is in the function the code is now part of
+    inlined_at: tuple[tuple[str, Span], ...] = ()
 
     @property
     def line(self) -> tuple[str, int]:
         return (self.path, self.span.line)
+
+    @property
+    def call_site(self) -> tuple[str, int] | None:
+        """Inlined code: the (file, line) of the call in the function it is part of."""
+        if not self.inlined_at:
+            return None
+        path, span = self.inlined_at[-1]
+        return (path, span.line)
 
     def as_json(self) -> dict:
         return {
@@ -62,27 +72,28 @@ def origin_of(instance, node) -> Origin:
     """The construct `node` (a statement or expression of the function `instance`) is,
     where it was written: a node the inliner copied from another function says so
     (`source_origin`, compiler.optimize.inliner), and its span is then the call's, in
-    the function it was inlined into: that is its `call_site`."""
+    the function it was inlined into: the last of its `inlined_at`, after the calls it was
+    inlined at before (`source_calls`)."""
     copied = getattr(node, "source_origin", None)
     path, span = copied or (instance.path, node.span)
-    site = (instance.path, node.span.line) if copied else None
+    site = (*getattr(node, "source_calls", ()), (instance.path, node.span)) if copied else ()
     match node:
         case ast.Call():
             target = instance.calls.get(node)
             builtin = getattr(target, "name", None) if not isinstance(target, str) else None
             if builtin is not None:
                 return Origin(path, span, "builtin", node.callee, builtin, site)
-            return Origin(path, span, "call", node.callee, call_site=site)
+            return Origin(path, span, "call", node.callee, inlined_at=site)
         case ast.Binary():
-            return Origin(path, span, "operator", node.operator, call_site=site)
+            return Origin(path, span, "operator", node.operator, inlined_at=site)
         case ast.Index():
             index_type = str(instance.types.get(node.base, ""))
-            return Origin(path, span, "index", index_type, call_site=site)
+            return Origin(path, span, "index", index_type, inlined_at=site)
         case ast.For():
             if node.bound is None:
-                return Origin(path, span, "loop", call_site=site)
-            return Origin(path, span, "bounded", str(node.bound), call_site=site)
-    return Origin(path, span, type(node).__name__.lower(), call_site=site)
+                return Origin(path, span, "loop", inlined_at=site)
+            return Origin(path, span, "bounded", str(node.bound), inlined_at=site)
+    return Origin(path, span, type(node).__name__.lower(), inlined_at=site)
 
 
 def program_origins(asm, module: str | None = None) -> tuple:

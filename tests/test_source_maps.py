@@ -177,6 +177,7 @@ def test_json_errors_carry_the_location(tmp_path, capsys):
         "end_line": 10,
         "end_column": 27,
         "message": "assert.eq failed: 4 != 3",
+        "calls": [],
     }
     code, out, _ = tri(capsys, "run", path, "--input", "0,0,4", "--json", "--reference")
     assert json.loads(out)["error"]["location"] == location
@@ -195,3 +196,51 @@ def test_tri_test_says_which_assert_fired(tmp_path, capsys):
     code, out, _ = tri(capsys, "test", path, "--json")
     (entry,) = json.loads(out)["tests"]
     assert entry["location"]["line"] == 8 and entry["error"].startswith("AssertionFailed")
+
+
+CHAIN = """program chain
+
+use vm.io.io
+use vm.core.convert
+
+fn narrow(x: Field) -> U32 {
+    convert.as_u32(x)
+}
+
+fn widen(x: Field) -> U32 {
+    narrow(x * 2)
+}
+
+fn main() {
+    let a: U32 = widen(io.read())
+    io.write(convert.as_field(a))
+    let b: U32 = widen(io.read())
+    io.write(convert.as_field(b))
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [["--reference"]]
+    + [["--engine", engine, f"-O{level}"] for engine in ("interp", "jit") for level in LEVELS],
+    ids=" ".join,
+)
+def test_a_failure_names_the_calls_it_ran_inside(tmp_path, capsys, mode):
+    """A library check failing two user calls deep names both calls, innermost first, the
+    same at every level (inlined or not), on every engine and in JSON; the first call,
+    which passed, is not in the chain."""
+    path = tmp_path / "chain.tri"
+    path.write_text(CHAIN)
+    code, out, err = tri(capsys, "run", path, "--input", "1,4294967295", *mode)
+    assert code == 1 and out.split() == ["2"]
+    assert f"{path}:7:5: error[" in err
+    assert "convert.as_u32: 8589934590 is not a u32" in err
+    notes = [line.strip() for line in err.splitlines() if "called from" in line]
+    assert notes == [f"= note: called from {path}:11:5", f"= note: called from {path}:17:18"]
+    code, out, _ = tri(capsys, "run", path, "--input", "1,4294967295", "--json", *mode)
+    calls = json.loads(out)["error"]["location"]["calls"]
+    assert calls == [
+        {"file": str(path), "line": 11, "column": 5},
+        {"file": str(path), "line": 17, "column": 18},
+    ]

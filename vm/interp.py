@@ -34,6 +34,9 @@ class VMError:
     instruction: str
     cycle: int
     message: str
+    # the return addresses on the jump stack when it stopped, outermost first: the calls
+    # (and loop and branch subroutines) the failing instruction ran inside
+    calls: tuple[int, ...] = ()
 
     def __str__(self) -> str:
         where = f"at ip {self.ip} ('{self.instruction}'), cycle {self.cycle}"
@@ -201,7 +204,8 @@ def run_machine(machine: Machine, max_steps: int = DEFAULT_MAX_STEPS, steps=None
     except Fault as fault:
         index = program.op_index.get(ip)
         text = program.ops[index].text if index is not None else "<end of program>"
-        error = VMError(fault.kind, ip, text, sum(visits), fault.message)
+        calls = tuple(after for after, _ in machine.jump_stack)
+        error = VMError(fault.kind, ip, text, sum(visits), fault.message, calls)
     return Run(
         program=program,
         output=machine.output,

@@ -444,7 +444,8 @@ def _vars(expr):
 
 def _keep_origins(node, path: str) -> None:
     """Note on every node of a copied callee body where it was written (`source_origin`:
-    its file and span, unless an earlier inlining noted it already), before `_respan`
+    its file and span, unless an earlier inlining noted it already; then the call it was
+    inlined at in the callee joins its `source_calls`, innermost first), before `_respan`
     gives it the call's span: a run-time failure in inlined code is reported at the
     line that failed, as the reference evaluator and `-O0` report it
     (compiler.sourcemap.origin_of)."""
@@ -452,8 +453,11 @@ def _keep_origins(node, path: str) -> None:
         for element in node:
             _keep_origins(element, path)
     elif _is_node(node):
-        if hasattr(node, "span") and getattr(node, "source_origin", None) is None:
-            node.source_origin = (path, node.span)
+        if hasattr(node, "span"):
+            if getattr(node, "source_origin", None) is None:
+                node.source_origin = (path, node.span)
+            else:  # inlined into the callee before: its span is that call's, in `path`
+                node.source_calls = (*getattr(node, "source_calls", ()), (path, node.span))
         for name in node.__dataclass_fields__:
             if name != "span":
                 _keep_origins(getattr(node, name), path)

@@ -147,7 +147,8 @@ def interpret(
         index = program.op_index.get(ip)
         text = program.ops[index].text if index is not None else "<end of program>"
         cycle = cycles_before + sum(visits)
-        return Stop(ip, True, VMError(fault.kind, ip, text, cycle, fault.message))
+        calls = tuple(after for after, _ in machine.jump_stack)
+        return Stop(ip, True, VMError(fault.kind, ip, text, cycle, fault.message, calls))
 
 
 # --- the run -------------------------------------------------------------------------------------
