@@ -504,7 +504,8 @@ class _FunctionCompiler:
             words = base(frame)
             at = position(frame)[0]
             if at >= array.length:
-                failure = Failure("IndexOutOfBounds", f"index {at} is out of bounds for {array}")
+                message = f"index {at} is out of bounds for {array}"
+                failure = Failure("IndexOutOfBounds", message, (at,))
                 failure.locate(origin_of(instance, expr))
                 raise failure
             return words[at * size : (at + 1) * size]

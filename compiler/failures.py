@@ -119,8 +119,11 @@ def describe(kind: str, origin: Origin | None, operands, fallback: str) -> str:
     match origin.construct:
         case "bounded" if kind in ("AssertionFailed", "BoundExceeded"):
             return f"bounded loop ran past {origin.name} iterations"
-        case "index" if kind in ("AssertionFailed", "IndexOutOfBounds"):
-            return f"index out of bounds for {origin.name}"
+        case "index" if kind in ("AssertionFailed", "IndexOutOfBounds", "FailedU32Conversion"):
+            length = array_length(origin.name)
+            if operands is not None and len(operands) == 1:
+                return f"index {operands[0]} is out of bounds for {origin.name} (length {length})"
+            return f"index out of bounds for {origin.name} (length {length})"
         case "match" if kind == "AssertionFailed":
             return f"the value does not fit the pattern: {origin.name}"
         case "builtin":
@@ -133,6 +136,11 @@ def describe(kind: str, origin: Origin | None, operands, fallback: str) -> str:
         case "operator" if kind == "DivisionByZero":
             return f"'{origin.name}': division by zero"
     return fallback
+
+
+def array_length(array_type: str) -> int:
+    """The length of an array type as the source prints it: `[[Field; 2]; 3]` -> 3."""
+    return int(array_type.rsplit(";", 1)[1].strip(" ]"))
 
 
 def operand_count(origin: Origin | None) -> int:
@@ -163,8 +171,11 @@ def vm_failure(program, error, rerun: Rerun | None = None) -> RunFailure:
     origin = origin_at(program, error.ip)
     operands = None
     count = operand_count(origin)
-    if count and rerun is not None and error.kind != "StepLimitExceeded":
-        operands = _operands(program, error, count, rerun)
+    if rerun is not None and error.kind != "StepLimitExceeded":
+        if origin is not None and origin.construct == "index":
+            operands = _index_operand(program, error, array_length(origin.name), rerun)
+        elif count:
+            operands = _operands(program, error, count, rerun)
     message = describe(error.kind, origin, operands, error.message)
     return RunFailure(error.kind, message, origin, where, calls=vm_calls(program, error, origin))
 
@@ -181,6 +192,28 @@ def vm_calls(program, error, origin: Origin | None) -> tuple:
             calls.append((call.path, call.span))
             calls.extend(call.inlined_at)
     return tuple(calls)
+
+
+def _index_operand(program, error, length: int, rerun: Rerun):
+    """(the index,) of a failed bounds check: the check is an `lt` of the index (st0)
+    against the length (st1) followed by an `assert`, in the construct's straight-line
+    run; read at that `lt` on a rerun, trusted only if st1 is the array's length."""
+    back = construct_start(program, error.ip)
+    at = program.op_index[error.ip]
+    for offset in range(back + 1):
+        if program.ops[at - offset].instruction.name == "lt":
+            break
+    else:
+        return None
+    record = rerun(error.cycle - offset)
+    stopped = record.error
+    if stopped is None or stopped.kind != "StepLimitExceeded":
+        return None
+    if stopped.ip != program.addresses[at - offset] or len(record.stack) < 2:
+        return None
+    if record.stack[-2] != length:
+        return None
+    return (record.stack[-1],)
 
 
 def _operands(program, error, count: int, rerun: Rerun):

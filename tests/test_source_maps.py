@@ -39,7 +39,7 @@ fn main() {
 FAILURES = [
     ("0,0,4", (10, 5), "assert.eq failed: 4 != 3", "AssertionFailed"),
     ("0,4294967296", (9, 22), "convert.as_u32: 4294967296 is not a u32", "FailedU32Conversion"),
-    ("0,7,3", (16, 14), "index out of bounds for [Field; 3]", "IndexOutOfBounds"),
+    ("0,7,3", (16, 14), "index 7 is out of bounds for [Field; 3] (length 3)", "IndexOutOfBounds"),
 ]
 
 
@@ -137,9 +137,7 @@ fn main() {
 
 @pytest.mark.parametrize("level", ["-O0", "-O1"])
 @pytest.mark.parametrize("engine", ["interp", "jit", "reference"])
-def test_a_failure_in_inlined_code_is_reported_where_it_is_written(
-    tmp_path, capsys, level, engine
-):
+def test_a_failure_in_inlined_code_is_reported_where_it_is_written(tmp_path, capsys, level, engine):
     """At -O1 check_small is inlined into main: its failing assert.eq is still reported at
     line 7, where it is written, as the evaluator and -O0 (a real call) report it."""
     path = tmp_path / "inlined.tri"
