@@ -38,6 +38,22 @@ class Diagnostic:
             where += f":{self.span.line}:{self.span.column}"
         return f"{where}: {self.severity}[{self.code}]: {self.message}"
 
+    def as_json(self, source: str | None = None) -> dict:
+        """One diagnostic for a tool: `--message-format json` prints one per line; the
+        span's line 0 means the file as a whole; `rendered` is the text `render` gives."""
+        return {
+            "severity": self.severity,
+            "code": self.code,
+            "message": self.message,
+            "file": self.path,
+            "line": self.span.line,
+            "column": self.span.column,
+            "end_line": self.span.end_line,
+            "end_column": self.span.end_column,
+            "hints": [self.hint] if self.hint else [],
+            "rendered": render(self, source),
+        }
+
 
 class CompileError(Exception):
     """Raised by a stage that cannot go on; carries every diagnostic found so far."""
@@ -133,10 +149,17 @@ def read_text(path) -> str:
         raise CompileError([error("E0100", message, str(path), span)]) from None
 
 
-def render_files(diagnostics: list[Diagnostic], color: bool = False) -> str:
+def render_files(diagnostics: list[Diagnostic], color: bool = False, as_json=False) -> str:
     """Every diagnostic rendered with its source line, each file read once, now (not from
-    a cache: between two calls the same path may hold another file)."""
+    a cache: between two calls the same path may hold another file); `as_json`: one JSON
+    object per line instead (`Diagnostic.as_json`)."""
     texts = {path: _read(path) for path in {diagnostic.path for diagnostic in diagnostics}}
+    if as_json:
+        import json
+
+        return "\n".join(
+            json.dumps(diagnostic.as_json(texts[diagnostic.path])) for diagnostic in diagnostics
+        )
     return "\n".join(
         render(diagnostic, texts[diagnostic.path], color) for diagnostic in diagnostics
     )

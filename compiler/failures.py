@@ -49,6 +49,25 @@ class RunFailure:
         return location
 
 
+    def as_message(self) -> dict:
+        """The failure as `--message-format json` prints it: the fields of a diagnostic
+        (`compiler.diagnostics.Diagnostic.as_json`, the kind as its code) and `calls`."""
+        span = self.origin.span if self.origin is not None else None
+        return {
+            "severity": "error",
+            "code": self.kind,
+            "message": self.message,
+            "file": self.origin.path if self.origin is not None else None,
+            "line": span.line if span else 0,
+            "column": span.column if span else 0,
+            "end_line": span.end_line if span else 0,
+            "end_column": span.end_column if span else 0,
+            "hints": [],
+            "calls": [_place(path, call) for path, call in self.calls],
+            "rendered": render(self),
+        }
+
+
 def _place(path: str, span) -> dict:
     return {"file": path, "line": span.line, "column": span.column}
 

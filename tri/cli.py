@@ -37,6 +37,7 @@ COMMANDS = {
     "init": ("new", "make a project of an existing directory"),
 }
 COLORS = ("auto", "always", "never")
+MESSAGE_FORMATS = ("human", "json")
 # as in tri.commands.common, which `tri --version` does not load
 EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
 
@@ -94,6 +95,13 @@ def _add_output_options(parser: argparse.ArgumentParser, defaults: bool) -> None
         "always or never",
         **({"default": "auto"} if defaults else keep),
     )
+    parser.add_argument(
+        "--message-format",
+        choices=MESSAGE_FORMATS,
+        help="diagnostics and run failures as human text (default) or json: one JSON object "
+        "per line, where the text would go",
+        **({"default": "human"} if defaults else keep),
+    )
 
 
 def _command_word(argv: list[str]) -> str | None:
@@ -102,7 +110,7 @@ def _command_word(argv: list[str]) -> str | None:
     for token in argv:
         if skip:
             skip = False
-        elif token == "--color":
+        elif token in ("--color", "--message-format"):
             skip = True
         elif token == "--":
             return None
@@ -125,6 +133,7 @@ def _settle(arguments) -> None:
     from tri.commands.common import OUTPUT
 
     OUTPUT.quiet = arguments.quiet
+    OUTPUT.message_format = arguments.message_format
     stream = sys.stderr
     OUTPUT.color = arguments.color == "always" or (
         arguments.color == "auto"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -29,6 +30,12 @@ def register(commands) -> None:
         action="store_true",
         help="also print each function's stack-width budget: the most elements it keeps live",
     )
+    parser.add_argument(
+        "--json",
+        action="store_true",
+        help="print each diagnostic as one JSON object per line on stdout, then a summary "
+        "object (--message-format json, on stdout)",
+    )
     add_source_options(parser)
     parser.set_defaults(handler=command_check)
 
@@ -44,6 +51,10 @@ def print_budgets(checked, path: Path) -> None:
 
 
 def command_check(arguments) -> int:
+    if arguments.json:
+        OUTPUT.message_format = "json"
+    as_json = OUTPUT.message_format == "json"
+    stream = sys.stdout if arguments.json else sys.stderr
     resolver = resolver_for(arguments)
     files = existing_source_files(arguments.paths)
     errors = warnings = 0
@@ -54,13 +65,16 @@ def command_check(arguments) -> int:
             print_budgets(checked, path)
         fresh = [d for d in diagnostics if (d.path, d.span, d.code, d.message) not in seen]
         seen.update((d.path, d.span, d.code, d.message) for d in fresh)
-        print_diagnostics(fresh)
+        print_diagnostics(fresh, stream)
         errors += sum(d.is_error for d in fresh)
         warnings += sum(not d.is_error for d in fresh)
     summary = (
         f"checked {len(files)} file{'s' * (len(files) != 1)}: {errors} error{'s' * (errors != 1)}, "
     )
     summary += f"{warnings} warning{'s' * (warnings != 1)}"
-    if not OUTPUT.quiet:
+    if as_json:
+        counts = {"files": len(files), "errors": errors, "warnings": warnings}
+        print(json.dumps({"summary": counts}), file=stream)
+    elif not OUTPUT.quiet:
         print(summary, file=sys.stderr if errors else sys.stdout)
     return EXIT_FAILED if errors else EXIT_OK

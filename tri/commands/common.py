@@ -21,6 +21,7 @@ class Output:
 
     quiet: bool = False  # only the output asked for and errors
     color: bool = False  # diagnostics in colour (on stderr)
+    message_format: str = "human"  # diagnostics as text, or "json": one object per line
 
 
 OUTPUT = Output()

@@ -16,6 +16,7 @@ entry or files.  Without a manifest nothing changes.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import tomllib
@@ -25,7 +26,7 @@ from pathlib import Path
 from compiler.diagnostics import error, render
 from compiler.levels import LEVELS
 from compiler.syntax.ast import Span
-from tri.commands.common import UsageError, did_you_mean
+from tri.commands.common import OUTPUT, UsageError, did_you_mean
 from tri.commands.source import PROFILES
 
 MANIFEST = "tri.toml"
@@ -175,6 +176,8 @@ def _manifest_error(manifest: Path, text: str, line: int, column: int, message: 
     word = re.match(r"[^\s=]+", source_line[column - 1 :])
     span = Span(line, column, line, column + (len(word[0]) if word else 1) - 1)
     diagnostic = error("E0112", message, str(manifest), span, hint)
+    if OUTPUT.message_format == "json":
+        return UsageError(json.dumps(diagnostic.as_json(text)))
     return UsageError(render(diagnostic, text, color=False))
 
 

@@ -164,9 +164,17 @@ def report_error(
 ) -> None:
     """Print the run's error, if any: at its source line when the program has a source map."""
     if result.error is not None:
-        from compiler.failures import render
-
         failure = run_failure(program, result.error, inputs, engine, checked)
+        show_failure(failure)
+
+
+def show_failure(failure) -> None:
+    """A run failure on stderr: rendered, or one JSON object with --message-format json."""
+    from compiler.failures import render
+
+    if OUTPUT.message_format == "json":
+        print(json.dumps(failure.as_message()), file=sys.stderr)
+    else:
         print(render(failure, OUTPUT.color), file=sys.stderr)
 
 
@@ -213,7 +221,5 @@ def run_source(arguments) -> int:
         for value in evaluation.output:
             print(value)
         if evaluation.error is not None:
-            from compiler.failures import render
-
-            print(render(evaluation.failure(), OUTPUT.color), file=sys.stderr)
+            show_failure(evaluation.failure())
     return EXIT_OK if evaluation.error is None else EXIT_FAILED

@@ -146,15 +146,15 @@ def flags_for(arguments) -> frozenset[str]:
 def render_all(diagnostics: list[Diagnostic]) -> str:
     from compiler.diagnostics import render_files
 
-    return render_files(diagnostics, OUTPUT.color)
+    return render_files(diagnostics, OUTPUT.color, as_json=OUTPUT.message_format == "json")
 
 
-def print_diagnostics(diagnostics: list[Diagnostic]) -> None:
-    """Print diagnostics to stderr (with --quiet, only errors)."""
+def print_diagnostics(diagnostics: list[Diagnostic], stream=None) -> None:
+    """Print diagnostics to `stream` (default stderr; with --quiet, only errors)."""
     if OUTPUT.quiet:
         diagnostics = [diagnostic for diagnostic in diagnostics if diagnostic.is_error]
     if diagnostics:
-        print(render_all(diagnostics), file=sys.stderr)
+        print(render_all(diagnostics), file=stream or sys.stderr)
 
 
 def check_path(
