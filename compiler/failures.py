@@ -188,6 +188,8 @@ def vm_failure(program, error, rerun: Rerun | None = None) -> RunFailure:
     `rerun`, when given, reads the failing construct's operands."""
     where = f"at ip {error.ip} ('{error.instruction}'), cycle {error.cycle}"
     origin = origin_at(program, error.ip)
+    if origin is None and error.kind == "StepLimitExceeded":
+        origin = _running_construct(program, error)
     operands = None
     count = operand_count(origin)
     if rerun is not None and error.kind != "StepLimitExceeded":
@@ -197,6 +199,24 @@ def vm_failure(program, error, rerun: Rerun | None = None) -> RunFailure:
             operands = _operands(program, error, count, rerun)
     message = describe(error.kind, origin, operands, error.message)
     return RunFailure(error.kind, message, origin, where, calls=vm_calls(program, error, origin))
+
+
+def _running_construct(program, error) -> Origin | None:
+    """Where a run stopped by the step limit was, when its instruction has no source (a
+    loop's counter and jump): the construct that called the innermost subroutine running,
+    for a loop its `for` statement -- the origin of that `call`, or of the nearest
+    instruction before it in its block."""
+    targets = {address for _, address in program.labels}
+    for after in reversed(error.calls):
+        index = program.op_index.get(after - 2)  # `call` is two words
+        while index is not None and index >= 0:
+            origin = program.source_map[index] if index < len(program.source_map) else None
+            if origin is not None:
+                return origin
+            if program.addresses[index] in targets:
+                break
+            index -= 1
+    return None
 
 
 def vm_calls(program, error, origin: Origin | None) -> tuple:

@@ -1,12 +1,17 @@
-"""`tri test FILE_OR_DIR... [-k TEXT] [--max-steps N] [--json] [--no-reference] [-O LEVEL]`.
+"""`tri test FILE_OR_DIR... [-k TEXT] [--max-steps N] [--engine E] [--json] [-O LEVEL]`.
 
-Each file is checked as an entry point; each `#[test]` function of that file (no
-parameters, no result: language.md §4.1) is compiled as the program's entry and run
-on the VM, with no input.  A test passes when the run halts and fails on a VM error,
-a failed `assert` being the usual one; the failure is printed at its source line, in
-the language's terms (compiler.failures).  Unless `--no-reference`, every test that
-did not hit the step limit also runs on the reference evaluator: if the two disagree,
-that is a bug in tri, and the test is reported as such.
+Each file is checked as an entry point.  Its tests:
+- each `#[test]` function of the file (no parameters, no result), compiled as the
+  program's entry and run with no input; it passes when the run halts;
+- for a program, each `// run: FLAGS => OUTPUT [error KIND]` line
+  (tri.commands.run_lines), named `run:LINE`: the program run on the line's inputs;
+  it passes when the output is the line's and the run fails exactly when the line says.
+Runs are on `--engine` (auto: the JIT for long runs).  A failure is printed at its
+source line, in the language's terms (compiler.failures).  A test whose VM run ended
+within REFERENCE_CYCLES cycles (any that ended, with `--reference`; none, with
+`--no-reference`) also runs on the reference evaluator, which must agree: if it does
+not, that is a bug in tri, and the test is reported as such; a `run:` line's error kind
+is checked against the evaluator's, the language's kind.
 
 Exit codes: 0 when every test passed (or there were none), 1 when one failed,
 2 on bad usage or source that does not check or compile.
@@ -38,6 +43,10 @@ from tri.commands.source import (
 from vm.interp import DEFAULT_MAX_STEPS, STEP_LIMIT_KIND
 
 UNLIMITED = 1 << 62  # the evaluator always ends (no recursion, every loop counted)
+# By default a test also runs on the reference evaluator when its VM run ended within this
+# many cycles: the evaluator is a tree walker, some hundred times slower than the JIT.
+REFERENCE_CYCLES = 1 << 20
+ENGINES = ("auto", "interp", "jit")
 
 
 def _step_limit(run) -> bool:
@@ -62,14 +71,163 @@ def register(commands) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="auto",
+        help="interp: the interpreter; jit: native code via llvmlite; auto (default): the "
+        "interpreter, moving to the JIT once a run has lasted long enough to pay for compiling",
+    )
+    parser.add_argument(
+        "--reference",
+        dest="reference",
+        action="store_const",
+        const="always",
+        default="auto",
+        help="run every test that ends within --max-steps on the reference evaluator too "
+        f"(default: those that end within {REFERENCE_CYCLES} cycles)",
+    )
+    parser.add_argument(
         "--no-reference",
         dest="reference",
-        action="store_false",
-        help="do not also run each test on the reference evaluator (faster)",
+        action="store_const",
+        const="never",
+        help="run no test on the reference evaluator (faster)",
     )
     add_level_options(parser)
     add_source_options(parser)
     parser.set_defaults(handler=command_test)
+
+
+def _compiled(checked, key: str, level: int):
+    from compiler.diagnostics import CompileError
+    from compiler.pipeline import compile_program
+
+    try:
+        return compile_program(dataclasses.replace(checked, entry=key), level).program
+    except CompileError as failure:
+        raise UsageError(render_all(failure.diagnostics)) from None
+
+
+def _test_functions(arguments, path, checked) -> list[Outcome]:
+    """Each `#[test]` function of the file, compiled as the entry, run with no input."""
+    from compiler.evaluate import call_function
+    from tri import api
+
+    outcomes = []
+    for key, instance in checked.instances.items():
+        function = instance.function
+        if instance.module != checked.project.entry.name or not function.attribute("test"):
+            continue
+        if arguments.keyword and arguments.keyword not in function.name:
+            continue
+        program = _compiled(checked, key, arguments.level)
+        run, failure = _run(arguments, program, api.Inputs())
+        evaluation, disagreement = _reference(
+            arguments, run, lambda key=key: call_function(checked, key, [], max_steps=UNLIMITED)
+        )
+        error = disagreement or _failure_text(failure)
+        passed = run.error is None and disagreement is None
+        outcomes.append(
+            Outcome(str(path), function.name, passed, run.cycles, error, failure, evaluation)
+        )
+    return outcomes
+
+
+def _run_lines(arguments, path, checked) -> list[Outcome]:
+    """Each `// run:` line of a program file: the program run on the line's inputs, its
+    output and failure compared with the line's (tri.commands.run_lines)."""
+    from tri import api
+    from tri.commands.run import evaluate_source
+    from tri.commands.run_lines import RunLineError, parse_run_line
+
+    if checked.entry is None:
+        return []
+    cases = []
+    for number, text in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        try:
+            case = parse_run_line(number, text)
+        except RunLineError as error:
+            raise UsageError(_run_line_error(path, number, text, error)) from None
+        if case is not None and (not arguments.keyword or arguments.keyword in f"run:{number}"):
+            cases.append(case)
+    if not cases:
+        return []
+    program = _compiled(checked, checked.entry, arguments.level)
+    outcomes = []
+    for case in cases:
+        inputs = api.Inputs(case.public, case.secret, tuple(case.digests), tuple(case.ram.items()))
+        run, failure = _run(arguments, program, inputs)
+        evaluation, disagreement = _reference(
+            arguments, run, lambda inputs=inputs: evaluate_source(checked, inputs, UNLIMITED)
+        )
+        error = disagreement or _mismatch(case, run, failure, evaluation)
+        if failure is not None and error != _failure_text(failure):
+            failure = None  # the message is not the failure's: print no source line for it
+        name = f"run:{case.line}"
+        outcomes.append(
+            Outcome(str(path), name, error is None, run.cycles, error, failure, evaluation)
+        )
+    return outcomes
+
+
+def _run_line_error(path, number: int, text: str, error) -> str:
+    from compiler.diagnostics import error as diagnostic
+    from compiler.diagnostics import render
+    from compiler.syntax.ast import Span
+
+    span = Span(number, error.column, number, max(error.column, len(text)))
+    hint = "write `// run: --input 1,2 => 3, 4` (or `=> error KIND` for a failing run)"
+    shown = diagnostic("E0113", str(error), str(path), span, hint)
+    return render(shown, path.read_text(encoding="utf-8"), OUTPUT.color)
+
+
+def _run(arguments, program, inputs):
+    """The run on the chosen engine, and its failure in the language's terms (or None)."""
+    from tri import api
+    from tri.commands.run import vm_failure
+
+    run = api.run(program, inputs, arguments.max_steps, arguments.engine)
+    if run.error is None:
+        return run, None
+    return run, vm_failure(program, run.error, inputs, arguments.engine)
+
+
+def _failure_text(failure) -> str | None:
+    return None if failure is None else f"{failure.kind}: {failure.message}"
+
+
+def _reference(arguments, run, evaluate):
+    """(the reference evaluator's run, or None where the policy skips it; what the two
+    disagree about, or None).  `auto` checks every test that halted or failed within
+    REFERENCE_CYCLES cycles, `always` every one within the step limit."""
+    if arguments.reference == "never" or _step_limit(run):
+        return None, None
+    if arguments.reference == "auto" and run.cycles > REFERENCE_CYCLES:
+        return None, None
+    # the VM halted (or failed) within the limit: so does the evaluator, whose steps are
+    # not cycles, so it gets no limit of its own
+    oracle = evaluate()
+    if run.output == oracle.output and (run.error is None) == (oracle.error is None):
+        return oracle, None
+    vm = run.error.kind if run.error else "halted"
+    found = oracle.error.kind if oracle.error else "finished"
+    return oracle, (
+        f"internal error: the VM and the reference evaluator disagree (VM: output "
+        f"{run.output}, {vm}; evaluator: output {oracle.output}, {found}); please report this"
+    )
+
+
+def _mismatch(case, run, failure, evaluation) -> str | None:
+    """What a run does that its `// run:` line does not say, or None."""
+    if run.output != case.output:
+        return f"output {run.output}, expected {case.output}"
+    if case.error is None:
+        return _failure_text(failure)
+    if run.error is None:
+        return f"the run halted; expected error {case.error}"
+    if evaluation is not None and evaluation.error.kind != case.error:
+        return f"failed with {evaluation.error.kind}, expected error {case.error}"
+    return None
 
 
 @dataclass
@@ -80,6 +238,7 @@ class Outcome:
     cycles: int
     error: str | None  # the VM error, or what went wrong in tri
     failure: object = None  # the VM error in the language's terms (compiler.failures)
+    reference: object = None  # the reference evaluator's run, where it checked this one
 
     def as_json(self) -> dict:
         return {
@@ -89,58 +248,21 @@ class Outcome:
             "cycles": self.cycles,
             "error": self.error,
             "location": None if self.failure is None else self.failure.as_json(),
+            "reference": self.reference is not None,
         }
 
 
 def command_test(arguments) -> int:
-    from compiler.diagnostics import CompileError
-    from compiler.evaluate import call_function
-    from compiler.failures import render
-    from compiler.pipeline import compile_program
-    from tri import api
-    from tri.commands.run import vm_failure
-    from vm import interp
-
     resolver = resolver_for(arguments)
     outcomes = []
     for path in existing_source_files(arguments.paths):
         checked, diagnostics = check_path(path, resolver, flags_for(arguments))
         if checked is None:
             raise UsageError(render_all(diagnostics))
-        for key, instance in checked.instances.items():
-            function = instance.function
-            if instance.module != checked.project.entry.name or not function.attribute("test"):
-                continue
-            if arguments.keyword and arguments.keyword not in function.name:
-                continue
-            try:
-                entry = dataclasses.replace(checked, entry=key)
-                program = compile_program(entry, arguments.level).program
-            except CompileError as failure:
-                raise UsageError(render_all(failure.diagnostics)) from None
-            run = interp.execute(program, max_steps=arguments.max_steps)
-            failure = error = None
-            if run.error is not None:
-                failure = vm_failure(program, run.error, api.Inputs(), "interp")
-                error = f"{failure.kind}: {failure.message}"
-            agree = True
-            if arguments.reference and not _step_limit(run):
-                # the VM halted (or failed) within the limit: so does the evaluator, whose
-                # steps are not cycles, so it gets no limit of its own
-                oracle = call_function(checked, key, [], max_steps=UNLIMITED)
-                agree = run.output == oracle.output and (run.error is None) == (
-                    oracle.error is None
-                )
-                if not agree:
-                    error = (
-                        f"internal error: the VM and the reference evaluator disagree (VM: "
-                        f"output {run.output}, {error or 'halted'}; evaluator: output "
-                        f"{oracle.output}, {oracle.error.kind if oracle.error else 'finished'})"
-                        "; please report this"
-                    )
-                    failure = None
-            passed = run.error is None and agree
-            outcomes.append(Outcome(str(path), function.name, passed, run.cycles, error, failure))
+        outcomes += _test_functions(arguments, path, checked)
+        outcomes += _run_lines(arguments, path, checked)
+    from compiler.failures import render
+
     failed = [outcome for outcome in outcomes if not outcome.passed]
     if arguments.json:
         print(json.dumps({"tests": [o.as_json() for o in outcomes], "failed": len(failed)}))
@@ -159,6 +281,16 @@ def command_test(arguments) -> int:
         count = len(outcomes)
         summary = f"{count} test{'s' * (count != 1)}: {count - len(failed)} passed"
         summary += f", {len(failed)} failed"
+        unchecked = sum(
+            outcome.reference is None and outcome.cycles > REFERENCE_CYCLES
+            for outcome in outcomes
+            if arguments.reference == "auto"
+        )
+        if unchecked:
+            summary += (
+                f" ({unchecked} longer than {REFERENCE_CYCLES} cycles not run on the reference "
+                "evaluator: --reference runs them)"
+            )
         if not OUTPUT.quiet or failed:
             print(summary, file=sys.stderr if failed else sys.stdout)
     return EXIT_FAILED if failed else EXIT_OK
