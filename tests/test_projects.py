@@ -2,6 +2,8 @@
 the current directory and read by every command, building a project or a directory;
 `--quiet`, `--color`, and did-you-mean for commands, names and fields."""
 
+import json
+
 import pytest
 from cli_helpers import tri
 
@@ -220,3 +222,27 @@ def test_the_new_main_is_formatted_and_checks_clean(tmp_path, capsys, monkeypatc
     assert tri(capsys, "fmt", "--check")[0] == 0
     code, out, err = tri(capsys, "check")
     assert (code, err) == (0, "") and "0 warnings" in out
+
+
+def test_bench_in_a_project_benches_the_project(tmp_path, capsys, monkeypatch):
+    """`tri bench` in a project reads the project's benches/, with its modules; without
+    one it says how to make one, and never benches the bundled library instead."""
+    monkeypatch.chdir(tmp_path)
+    tri(capsys, "new", "demo")
+    monkeypatch.chdir(tmp_path / "demo")
+    code, out, err = tri(capsys, "bench")
+    assert code == 2 and out == "" and "benches: no such directory" in err
+    assert "benches/<module path>.baseline.tasm" in err
+    (tmp_path / "demo" / "mathy.tri").write_text(
+        "module mathy\n\npub fn double(x: Field) -> Field {\n    x + x\n}\n"
+    )
+    (tmp_path / "demo" / "benches").mkdir()
+    baseline = tmp_path / "demo" / "benches" / "mathy.baseline.tasm"
+    baseline.write_text("__double:\n    dup 0\n    add\n    return\n")
+    code, out, err = tri(capsys, "bench", "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    names = [(row["module"], row["function"]) for row in report["functions"]]
+    assert names == [("mathy", "double")] and report["functions"][0]["mismatches"] == 0
+    baseline.write_text("__double:\n    dup 0\n    mul\n    return\n")  # x * x: wrong
+    assert tri(capsys, "bench")[0] == 1

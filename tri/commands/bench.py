@@ -1,6 +1,7 @@
 """`tri bench [DIR] [--json] [-O LEVEL]`: compiled code against the hand baselines.
 
-For every `DIR/<path>.baseline.tasm` (default: `benches/`), compiles the module
+For every `DIR/<path>.baseline.tasm` (default: the project's `benches/` in a project,
+else `./benches/`, else the bundled one), compiles the module
 `<path>` alone and prints, per public function and per module, the static instruction
 count under RC's rule, the inclusive static count, the mean cycles and padded height on
 the same fixed-seed arguments, and the compiled/hand ratios, then the median ratios
@@ -51,14 +52,22 @@ def register(commands) -> None:
 def directory_of(arguments) -> Path:
     from compiler import bench  # imported on use: it loads the whole compiler
 
+    project = getattr(arguments, "project", None)
     if arguments.directory is not None:
         directory = Path(arguments.directory)
+    elif project is not None:  # a project benches its own modules, never the bundled ones
+        directory = project.directory / "benches"
     else:
         directory = Path("benches") if Path("benches").is_dir() else BUNDLED
+    layout = (
+        f"tri bench compares each public function of a module with a hand-written baseline, "
+        f"benches/<module path>{bench.SUFFIX} (benches/math/fast.baseline.tasm for module "
+        "math.fast); tri bench DIR reads another directory"
+    )
     if not directory.is_dir():
-        raise UsageError(f"error: {directory}: no such directory")
+        raise UsageError(f"error: {directory}: no such directory; {layout}")
     if not bench.baseline_files(directory):
-        raise UsageError(f"error: {directory}: no *{bench.SUFFIX} files")
+        raise UsageError(f"error: {directory}: no *{bench.SUFFIX} files; {layout}")
     return directory
 
 
@@ -66,6 +75,9 @@ def command_bench(arguments) -> int:
     from compiler import bench  # imported on use: it loads the whole compiler
 
     directory = directory_of(arguments)
+    project = getattr(arguments, "project", None)
+    if project is not None and arguments.directory is None:  # the project's own modules
+        arguments.include = [str(project.directory), *arguments.include]
     level = arguments.level
     try:
         rows = bench.bench(
