@@ -137,7 +137,7 @@ def read_text(path) -> str:
         reason = getattr(problem, "strerror", None) or str(problem)
         raise CompileError([error("E0100", f"cannot read file: {reason}", str(path))]) from None
     try:
-        return data.decode("utf-8")
+        return data.decode("utf-8").removeprefix("\ufeff")  # a byte-order mark is no text
     except UnicodeDecodeError as problem:
         before = data[: problem.start]
         line = before.count(b"\n") + 1
@@ -167,7 +167,7 @@ def render_files(diagnostics: list[Diagnostic], color: bool = False, as_json=Fal
 
 def _read(path: str) -> str | None:
     try:
-        with open(path, encoding="utf-8", errors="replace") as file:
+        with open(path, encoding="utf-8-sig", errors="replace") as file:
             return file.read()
     except OSError:
         return None

@@ -45,7 +45,88 @@ CASES = [
     ("let a = x as U32", "E0001", "there is no 'as' conversion", "as_u32(x)"),
     ("let a: Field = 1 2", "E0001", "a value beside the statement before it", "operator"),
     ("let a: Field = x x", "E0001", "a value beside the statement before it", "operator"),
+    ('println!("{}", x)', "E0002", "there is no printing", "io.write(x)"),
+    ("print!(x)", "E0002", "there is no printing", "io.write(x)"),
+    ("let v = vec![x, x]", "E0002", "there are no vectors", "[Field; 2]"),
+    ('panic!("no")', "E0002", "there are no macros; a program stops", "assert(false)"),
+    ("assert_eq!(x, 1)", "E0002", "there are no macros: assertions are functions", "assert.eq"),
+    ("my_macro!(x)", "E0002", "there are no macros", "f(x)"),
+    ('let s = "text"', "E0002", "there are no strings or characters", "io.write(x)"),
+    ("let c = 'a'", "E0002", "there are no strings or characters", "numbers"),
+    (
+        "let y: Field = if x == 1 { 1 } else { 2 }",
+        "E0001",
+        "an if is a value only at the end of a block",
+        "fn pick(c: Bool)",
+    ),
+    (
+        "let mut y: Field = 0\n    y = if x == 1 { 1 } else { 2 }",
+        "E0001",
+        "an if is a value only at the end of a block",
+        "let mut y = 2",
+    ),
 ]
+
+# (a whole program, the code, message, a word of the hint): items that are not Trident
+ITEMS = [
+    ("program p\n\nimpl Point {\n}\n", "E0001", "there are no impl blocks", "fn area(s"),
+    ("program p\n\nenum Color {\n    Red,\n}\n", "E0001", "there are no enums", "const RED"),
+    ("program p\n\npub enum Color {\n}\n", "E0001", "there are no enums", "const RED"),
+]
+
+
+@pytest.mark.parametrize("text, code, message, hint", ITEMS, ids=[c[2] for c in ITEMS])
+def test_a_rust_item_gets_a_hint(tmp_path, capsys, text, code, message, hint):
+    path = tmp_path / "item.tri"
+    path.write_text(text + "\nfn main() {\n}\n")
+    exit_code, _, err = tri(capsys, "check", path)
+    headline, *rest = err.splitlines()
+    assert exit_code == 1 and "item.tri:3:" in headline
+    assert f": error[{code}]: {message}" in headline
+    hints = [line for line in rest if "= hint:" in line]
+    assert hints and hint in hints[0]
+
+
+MISSING_BRACE = [
+    # (the program, where the '{' whose '}' is missing is)
+    ("program p\n\nfn main() {\n    pub_write(1)\n", (3, 11)),
+    ("program p\n\nfn main() {\n    if pub_read() == 1 {\n        pub_write(1)\n\n}\n", (4, 24)),
+    (
+        "program p\n\nfn f() {\n    pub_write(1)\n\nfn main() {\n    f()\n}\n",
+        (3, 8),
+    ),
+]
+
+
+@pytest.mark.parametrize("text, place", MISSING_BRACE)
+def test_a_missing_brace_points_at_the_one_left_open(tmp_path, capsys, text, place):
+    path = tmp_path / "brace.tri"
+    path.write_text(text)
+    code, _, err = tri(capsys, "check", path)
+    line, column = place
+    assert code == 1
+    assert err.startswith(f"{path}:{line}:{column}: error[E0001]: this '{{' is never closed")
+    assert "= hint: add the '}' that closes it" in err
+
+
+def test_a_byte_order_mark_is_not_text(tmp_path, capsys):
+    path = tmp_path / "bom.tri"
+    path.write_bytes(b"\xef\xbb\xbfprogram bom\n\nfn main() {\n    pub_write(pub_read() + 1)\n}\n")
+    assert tri(capsys, "run", path, "--input", "41")[:2] == (0, "42\n")
+    path.write_bytes(b"\xef\xbb\xbfprogram bom\n\nfn main() {\n    let x: U32 = 0\n}\n")
+    code, _, err = tri(capsys, "check", path, "--color", "never")
+    assert code == 1 and " 4 |     let x: U32 = 0\n   |                  ^" in err
+
+
+def test_u32_arithmetic_says_how_to_add_u32_values(tmp_path, capsys):
+    path = tmp_path / "u.tri"
+    path.write_text(
+        "program u\n\nuse vm.core.convert\n\nfn main() {\n"
+        "    let a: U32 = convert.as_u32(pub_read())\n    let b: U32 = a * a\n}\n"
+    )
+    code, _, err = tri(capsys, "check", path)
+    assert code == 1 and "error[E0203]: '*' cannot take U32 and U32" in err
+    assert "as_u32(as_field(a) * as_field(b))" in err
 
 
 @pytest.mark.parametrize("statements, code, message, hint", CASES, ids=[c[2] for c in CASES])

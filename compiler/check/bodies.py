@@ -450,7 +450,7 @@ class BodyChecker:
             "E0203",
             f"'{expr.operator}' cannot take {left} and {right}",
             expr.span,
-            f"expected {expected}" + _conversion_hint(left, right),
+            f"expected {expected}" + _conversion_hint(left, right, expr.operator),
         )
         return None
 
@@ -583,7 +583,12 @@ def _hint(expected: Type, found: Type) -> str | None:
     return None
 
 
-def _conversion_hint(left: Type, right: Type) -> str:
+def _conversion_hint(left: Type, right: Type, operator: str = "") -> str:
     if U32 in (left, right) and FIELD in (left, right):
         return "; convert with as_field(...) or as_u32(...)"
+    if (left, right) == (U32, U32) and operator in ("+", "*"):
+        return (
+            f"; U32 has no '{operator}': compute on fields and check the result fits, "
+            f"as_u32(as_field(a) {operator} as_field(b)) (a failed check if it is 2^32 or more)"
+        )
     return ""

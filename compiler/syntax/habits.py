@@ -33,7 +33,58 @@ _BOOL = "conditions are Bool values or Fields; combine them by nesting ifs"
 HABITS: tuple[Habit, ...] = (
     Habit("", r"/\*", "there are no block comments", "start each comment line with //"),
     Habit("", r"!=", "there is no '!=' operator", "write (a == b) == false"),
+    Habit(
+        r"\b(println|print|eprintln|eprint|dbg|format|write|writeln)",
+        r"!",
+        "there is no printing: a program's output is public field elements",
+        "write each value with io.write(x) (use vm.io.io)",
+    ),
+    Habit(
+        r"\bvec",
+        r"!",
+        "there are no vectors",
+        "arrays have a length fixed when compiled: let v: [Field; 2] = [1, 2]",
+    ),
+    Habit(
+        r"\b(panic|unreachable|todo|unimplemented)",
+        r"!",
+        "there are no macros; a program stops with a failed assertion",
+        "write assert(false), or assert.eq(a, b) to check a value",
+    ),
+    Habit(
+        r"\b(assert|assert_eq|assert_ne|debug_assert)",
+        r"!",
+        "there are no macros: assertions are functions",
+        "write assert.eq(a, b) (use vm.core.assert) or assert(c)",
+    ),
+    Habit(r"\w", r"!\s*[(\[{]", "there are no macros", "call a function: f(x)"),
     Habit("", r"!", "there is no '!' operator", "write c == false"),
+    Habit(
+        "",
+        "[\"']",
+        "there are no strings or characters: every value is a field element",
+        "write numbers; io.write(x) outputs them, assert.eq(a, b) checks them",
+    ),
+    Habit(
+        r"^\s*",
+        r"impl\b",
+        "there are no impl blocks or methods",
+        "write functions that take the struct: fn area(s: Shape) -> Field",
+    ),
+    Habit(
+        r"^\s*(pub\s+)?",
+        r"enum\b",
+        "there are no enums",
+        "use constants (const RED: Field = 0) and match on them",
+    ),
+    Habit(
+        r"=\s*",
+        r"if\b",
+        "an if is a value only at the end of a block (a function's or a branch's), not in a let "
+        "or an assignment",
+        "end a function with the if (fn pick(c: Bool) -> Field { if c { 1 } else { 2 } }) "
+        "and call it, or let mut y = 2 then if c { y = 1 }",
+    ),
     Habit(r"&", r"&", "there is no '&&' operator", f"{_BOOL}: if a {{ if b {{ ... }} }}"),
     Habit("", r"&&", "there is no '&&' operator", f"{_BOOL}: if a {{ if b {{ ... }} }}"),
     Habit("", r"\|\|", "there is no '||' operator", f"{_BOOL}: if a {{ ... }} else if b"),

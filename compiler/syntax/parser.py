@@ -505,15 +505,26 @@ def _syntax_diagnostic(problem: UnexpectedInput, text: str, path: str):
         expected = sorted({_READABLE.get(name, f"'{name.lower()}'") for name in problem.expected})
         found = "end of file" if token.type == "$END" else repr(str(token))
         if token.type == "$END":
+            unclosed = _unclosed_brace(text, path)
+            if unclosed is not None:
+                return unclosed
             line, column = _end_position(text)
         span = Span(line, column, line, column + max(len(str(token)), 1) - 1)
         if habit is not None and token.type != "$END":
             return error("E0001", habit.message, path, span, habit.hint)
+        if column == 1 and str(token) in _ITEM_WORDS:  # an item inside a block: a `}` is missing
+            before = text[: getattr(problem, "pos_in_stream", 0) or 0]
+            unclosed = _unclosed_brace(before, path, f"line {line} starts the next item")
+            if unclosed is not None:
+                return unclosed
         message = f"unexpected {found}"
         if expected and len(expected) <= 8:
             message += f"; expected {', '.join(expected)}"
         return error("E0001", message, path, span)
     if isinstance(problem, UnexpectedEOF):
+        unclosed = _unclosed_brace(text, path)
+        if unclosed is not None:
+            return unclosed
         line, column = _end_position(text)
         return error("E0001", "unexpected end of file", path, Span(line, column, line, column))
     return error("E0001", str(problem).splitlines()[0], path, Span(line, column, line, column))
@@ -560,6 +571,44 @@ def _crowded_line(source, text: str, path: str):
         span,
         "join the values with an operator, or put a statement of its own on its own line",
     )
+
+
+_CLOSING = {"{": "}", "(": ")", "[": "]"}
+_ITEM_WORDS = ("fn", "pub", "struct", "const", "event", "use", "sec", "hash", "#")
+
+
+def _unclosed_brace(text: str, path: str, ends: str = ""):
+    """The file ended inside a bracket: E0001 at the bracket whose closer is missing, or
+    None when every bracket is closed.  Brackets pair up innermost first, so a missing
+    `}` of an inner block takes its outer block's `}`; when a pair's closer is indented
+    differently from its opener's line, the first such opener is the one left open, as
+    the indentation says (else the innermost bracket never closed)."""
+    open_at: list[tuple[str, int, int, int]] = []  # (bracket, line, column, its indentation)
+    misindented = None
+    lines = text.splitlines()
+    for number, line in enumerate(lines, start=1):
+        code = _COMMENT.sub("", line)
+        indentation = len(line) - len(line.lstrip())
+        for column, character in enumerate(code, start=1):
+            if character in _CLOSING:
+                open_at.append((character, number, column, indentation))
+            elif character in _CLOSING.values():
+                if not open_at or _CLOSING[open_at[-1][0]] != character:
+                    return None  # a stray closer: the parser's own message says more
+                opened = open_at.pop()
+                first_on_line = code[: column - 1].strip() == ""
+                if first_on_line and opened[1] != number and opened[3] != indentation:
+                    misindented = misindented or opened
+    if not open_at:
+        return None
+    bracket, line, column, _ = misindented or open_at[-1]
+    closing = _CLOSING[bracket]
+    message = (
+        f"this '{bracket}' is never closed: "
+        f"{ends or f'the file ends at line {len(lines)}'} before its '{closing}'"
+    )
+    hint = f"add the '{closing}' that closes it"
+    return error("E0001", message, path, Span(line, column, line, column), hint)
 
 
 def _end_position(text: str) -> tuple[int, int]:
