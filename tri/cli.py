@@ -44,25 +44,48 @@ EXIT_OK, EXIT_USAGE, EXIT_INTERRUPTED = 0, 2, 130
 VALUE_OPTIONS = frozenset({"--input", "--secret", "--digest", "--ram"})
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse's parser with errors as the rest of tri prints them: one line and where to
+    look, not the whole usage; an unknown option gets the closest of the command's own."""
+
+    def error(self, message: str):
+        prog = self.prog
+        if message.startswith("unrecognized arguments: ") and self.known is not None:
+            word = message.removeprefix("unrecognized arguments: ").split()[0]
+            message += _closest_option(word, self.known)
+            prog = self.known.prog
+        self.exit(EXIT_USAGE, f"{prog}: error: {message}\n  (see '{prog} --help')\n")
+
+    known = None  # the options of the command given, for the top-level parser's message
+
+
+def _closest_option(word: str, parser: argparse.ArgumentParser) -> str:
+    import difflib
+
+    options = [o for action in parser._actions for o in action.option_strings]
+    found = difflib.get_close_matches(word.split("=")[0], options, n=1, cutoff=0.6)
+    return f"; did you mean '{found[0]}'?" if found else ""
+
+
 class _Commands:
     """The subparsers action as a module's `register` sees it: each parser gets its help
     from COMMANDS and the output options."""
 
     def __init__(self, subparsers):
         self.subparsers = subparsers
+        self.parsers: dict[str, argparse.ArgumentParser] = {}
 
     def add_parser(self, name: str, **options) -> argparse.ArgumentParser:
         parser = self.subparsers.add_parser(name, help=COMMANDS[name][1], **options)
         _add_output_options(parser, defaults=False)
+        self.parsers[name] = parser
         return parser
 
 
 def build_parser(only: str | None = None, stubs: bool = False) -> argparse.ArgumentParser:
     """The parser of every command, or of command `only`; with `stubs`, every command is
     named (for `tri --help`) but none is loaded."""
-    parser = argparse.ArgumentParser(
-        prog="tri", description="tri: a toolchain for Trident programs on Triton VM"
-    )
+    parser = _Parser(prog="tri", description="tri: a toolchain for Trident programs on Triton VM")
     parser.add_argument("--version", action="version", version=f"tri {__version__}")
     _add_output_options(parser, defaults=True)
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -72,9 +95,12 @@ def build_parser(only: str | None = None, stubs: bool = False) -> argparse.Argum
         return parser
     names = [only] if only is not None else list(COMMANDS)
     modules = dict.fromkeys(COMMANDS[name][0] for name in names)
+    commands = _Commands(subparsers)
     for module_name in modules:
         module = importlib.import_module(f"tri.commands.{module_name}")
-        module.register(_Commands(subparsers))
+        module.register(commands)
+    if only is not None:
+        parser.known = commands.parsers.get(only)
     return parser
 
 

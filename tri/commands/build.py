@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from compiler.levels import DEFAULT_LEVEL
-from tri.commands.common import EXIT_OK, UsageError, is_tasm
+from tri.commands.common import EXIT_OK, OUTPUT, UsageError, is_tasm
 from tri.commands.source import (
     add_level_options,
     add_model_options,
@@ -173,6 +173,13 @@ def command_build(arguments) -> int:
     dump = dump_printer(arguments.dump, arguments.level)
     compiled = build_compiled(arguments, dump)
     text = compiled.emit(arguments.emit)
+    if not compiled.program.ops and not OUTPUT.quiet:
+        print(
+            f"warning: {arguments.program}: nothing to build: a module's code is its public "
+            "functions that are not generic; a generic function is compiled where a program "
+            "uses it, at each size it is used with",
+            file=sys.stderr,
+        )
     if getattr(arguments, "report", False):
         sys.stdout.write(compiled.report())
     if arguments.output:
