@@ -99,6 +99,23 @@ def test_cost_table(capsys):
     assert "slack          240 rows" in out
 
 
+def test_the_lookup_table_never_takes_the_slack(tmp_path, capsys):
+    """The lookup table is always 256 rows: when it is the tallest, the slack is what the
+    tallest table that grows has left, not 0."""
+    path = tmp_path / "small.tri"
+    path.write_text("program small\n\nfn main() {\n    pub_write(pub_read() + 1)\n}\n")
+    code, out, _ = tri(capsys, "cost", path, "--input", "1", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["dominant"] == ["lookup"] and report["padded_height"] == 256
+    growing = {name: value for name, value in report["heights"].items() if name != "lookup"}
+    assert report["slack"] == 256 - max(growing.values()) > 0
+    tallest = max(growing, key=growing.get)
+    code, out, _ = tri(capsys, "cost", path, "--input", "1")
+    assert "set by lookup (always 256 rows: no run pads to less)" in out
+    slack = report["slack"]
+    assert f"slack          {slack} rows before it doubles to 2^9 (as the {tallest}" in out
+
+
 def test_cost_json(capsys):
     code, out, _ = tri(capsys, "cost", PROGRAMS / "fibonacci.tasm", "--input", "11", "--json")
     report = json.loads(out)

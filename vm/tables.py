@@ -80,6 +80,23 @@ class Heights:
     def padded_height(self) -> int:
         return padded_height(self.maximum)
 
+    @property
+    def growing(self) -> dict[str, int]:
+        """The tables a run can make taller: all but lookup, always LOOKUP_HEIGHT rows."""
+        return {name: value for name, value in self.as_dict().items() if name != "lookup"}
+
+    @property
+    def tallest_growing(self) -> str:
+        """The growing table nearest the cliff (the first in report order on a tie)."""
+        growing = self.growing
+        names = [name for name in REPORT_ORDER if name in growing]
+        return max(names, key=lambda name: (growing[name], -names.index(name)))
+
+    @property
+    def slack(self) -> int:
+        """Rows the tallest growing table can add before the padded height doubles."""
+        return self.padded_height - max(self.growing.values())
+
 
 def padded_height(height: int) -> int:
     """The smallest power of two >= height (tasm.md §9.10)."""

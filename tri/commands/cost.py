@@ -447,7 +447,9 @@ def print_annotation(costs) -> None:
 
 
 def slack(heights: Heights) -> int:
-    return heights.padded_height - heights.maximum
+    """Rows before the padded height doubles: the tallest table that can grow against the
+    padded height (the lookup table is always 256 rows and never grows)."""
+    return heights.slack
 
 
 def function_rows(attribution: Attribution, owners: dict[str, str]) -> list[dict]:
@@ -545,11 +547,18 @@ def print_program_report(arguments, result, attribution, owners, checked) -> Non
     console.print(table)
     exponent = result.padded_height.bit_length() - 1
     console.print(f"cycles         {result.cycles}")
+    fixed = " (always 256 rows: no run pads to less)" if heights.dominant == ["lookup"] else ""
     console.print(
         f"padded height  {result.padded_height} = 2^{exponent}, "
-        f"set by {', '.join(heights.dominant)}"
+        f"set by {', '.join(heights.dominant)}{fixed}"
     )
-    console.print(f"slack          {slack(heights)} rows before it doubles to 2^{exponent + 1}")
+    growing = ""
+    if fixed:
+        tallest = heights.tallest_growing
+        growing = f" (as the {tallest} table, {heights.growing[tallest]} rows, grows)"
+    console.print(
+        f"slack          {slack(heights)} rows before it doubles to 2^{exponent + 1}{growing}"
+    )
     if checked is not None:
         print_functions(console, function_rows(attribution, owners))
     if arguments.blocks:

@@ -59,7 +59,7 @@ def explorer_data(
         "padded": padded,
         "cliff": padded // 2,
         "tallest": costs.heights.dominant[0],
-        "slack": padded - costs.heights.maximum,
+        "slack": costs.heights.slack,
         "bars": bars(heights, padded),
         "hot_table": table,
         "headings": list(zip(LINE_TABLES, LINE_HEADINGS)),

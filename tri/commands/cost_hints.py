@@ -125,12 +125,13 @@ def _over_cliff(facts) -> str | None:
 
 def _near_cliff(facts) -> str | None:
     heights = facts.costs.heights
-    slack = heights.padded_height - heights.maximum
+    slack = heights.slack
     if slack * 32 >= heights.padded_height:
         return None
     more = "1 more row doubles" if slack == 0 else f"{slack + 1} more rows double"
+    tallest = heights.tallest_growing
     return (
-        f"the {heights.dominant[0]} table ({heights.maximum} rows) is {slack} rows below "
+        f"the {tallest} table ({heights.growing[tallest]} rows) is {slack} rows below "
         f"{heights.padded_height}: {more} the padded height to "
         f"{padded_height(heights.padded_height + 1)}"
     )
