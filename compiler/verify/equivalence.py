@@ -22,7 +22,6 @@ longer concrete search looks for a counterexample.
 
 from __future__ import annotations
 
-import random
 from collections import Counter
 from dataclasses import dataclass
 
@@ -34,7 +33,7 @@ from compiler.verify.concrete import Counterexample, Shape
 from compiler.verify.corners import Steering
 from compiler.verify.functions import substitute
 from compiler.verify.identities import Canonical
-from compiler.verify.random_points import Proof, equal_at_random_points
+from compiler.verify.random_points import HashPoints, Proof, equal_at_random_points, points_for
 from compiler.verify.symbolic import Summary, block_ops, execute
 from compiler.verify.symbolic_handlers import permutation_key
 from compiler.verify.terms import Poly, TermTable
@@ -170,7 +169,8 @@ def check_equivalent(
     )
     if found is not None:
         return different(found)
-    proof = compare(table, summary_a, summary_b, depth, random.Random(seed), assumptions)
+    points = points_for(program_a, program_b, assumptions, seed)
+    proof = compare(table, summary_a, summary_b, depth, points, assumptions)
     if proof.proven:
         return Verdict(
             "equivalent",
@@ -212,7 +212,8 @@ def prove_equivalent(
     summary_a, summary_b = execute(program_a, table), execute(program_b, table)
     depth = max(summary_a.entry_depth, summary_b.entry_depth)
     kinds = (failure_kinds(summary_a, assumptions), failure_kinds(summary_b, assumptions))
-    proof = compare(table, summary_a, summary_b, depth, random.Random(seed), assumptions)
+    points = points_for(program_a, program_b, assumptions, seed)
+    proof = compare(table, summary_a, summary_b, depth, points, assumptions)
     status = "equivalent" if proof.proven else "unknown"
     reason = proof.reason if proof.proven else f"not proven: {proof.reason}"
     method = proof.method if proof.proven else "none"
@@ -270,7 +271,7 @@ def compare(
     first: Summary,
     second: Summary,
     depth: int,
-    generator: random.Random,
+    generator: HashPoints,
     assumptions: Assumptions = NOTHING,
 ) -> Proof:
     """Prove that two summaries mean the same, or say why not (under `assumptions`)."""

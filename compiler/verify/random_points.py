@@ -19,7 +19,12 @@ Two kinds of pairs can be equal although their canonical forms differ:
   (deg N + sum_j deg(m_j)) / p.
 
 Every free atom gets an independent uniform value; opaque atoms and the
-interpreted inverses are computed from their arguments.  Treating free atoms as
+interpreted inverses are computed from their arguments.  The values are not a fixed
+seed's, which anyone could read and build a pair to differ only there: `HashPoints`
+draws them from BLAKE2b in counter mode, keyed by a digest of both blocks and the
+assumptions (`points_for`).  Deterministic -- the same pair gets the same points on
+every run and machine -- yet fixed only once the pair is: a pair made to vanish at the
+points of one pair is another pair, with other points.  Treating free atoms as
 independent is sound: a formal identity holds for every value they can take.
 With n pairs and per-trial error e, T trials give the bound n * e^T, and T is
 chosen so that it is below 2^-100.  Any other pair of distinct canonical forms
@@ -28,8 +33,8 @@ is formally different: not proven (only the interpreter decides `different`).
 
 from __future__ import annotations
 
+import hashlib
 import math
-import random
 from dataclasses import dataclass
 
 from compiler.verify.functions import FUNCTIONS, evaluate_with
@@ -38,6 +43,31 @@ from vm.field import P
 
 TARGET_ERROR_EXPONENT = 100  # accept with error at most 2^-100
 MAXIMUM_TRIALS = 40
+POINTS = "BLAKE2b of both blocks"  # how the points are chosen, as a verdict says it
+
+
+class HashPoints:
+    """Field words no one can aim at before the pair is fixed: BLAKE2b-256 of the pair
+    is the key of a BLAKE2b counter stream, each 128-bit output reduced mod p (a bias
+    below 2^-64).  `randrange(P)` as `random.Random` spells it."""
+
+    def __init__(self, material: bytes):
+        self.key = hashlib.blake2b(material, digest_size=32).digest()
+        self.counter = 0
+
+    def randrange(self, bound: int) -> int:
+        block = hashlib.blake2b(self.counter.to_bytes(8, "little"), key=self.key, digest_size=16)
+        self.counter += 1
+        return int.from_bytes(block.digest(), "little") % bound
+
+
+def points_for(program_a, program_b, assumptions, seed: int = 0) -> HashPoints:
+    """The evaluation points of comparing `program_a` with `program_b`: keyed by both
+    blocks' instructions (their canonical text, so symbolic parameters count by name),
+    the assumptions and `seed` (which a caller may vary, never to make points known)."""
+    texts = ["\n".join(_word(op) for op in program.ops) for program in (program_a, program_b)]
+    material = "\x00".join([*texts, repr(assumptions), str(seed)])
+    return HashPoints(material.encode())
 
 
 @dataclass(frozen=True)
@@ -98,8 +128,16 @@ def _test(table: TermTable, name: str, left: Poly, right: Poly) -> _Test | None:
     return _Test(name, left, right, degree, interpreted)
 
 
+def _word(op) -> str:
+    """An instruction as text; a symbolic argument (a polynomial of the table, for a rule
+    proven for every value) by its terms, which the table numbers in a fixed order."""
+    if isinstance(op.argument, int | str | type(None)):
+        return op.text
+    return f"{op.instruction.name} {sorted(op.argument.terms.items())!r}"
+
+
 def evaluate_random(
-    table: TermTable, polys, generator: random.Random, interpreted: frozenset[int] = frozenset()
+    table: TermTable, polys, generator: HashPoints, interpreted: frozenset[int] = frozenset()
 ) -> list[int]:
     """Values at a random point: free atoms uniform in F_p; opaque atoms and the
     `interpreted` inverses computed from their arguments."""
@@ -112,7 +150,7 @@ def evaluate_random(
     return evaluate_with(table, polys, atom_value)
 
 
-def equal_at_random_points(table: TermTable, pairs, generator: random.Random) -> Proof:
+def equal_at_random_points(table: TermTable, pairs, generator: HashPoints) -> Proof:
     """Prove every (name, left, right) pair equal, or say which one is not shown equal."""
     tests = []
     for name, left, right in pairs:
@@ -140,4 +178,5 @@ def equal_at_random_points(table: TermTable, pairs, generator: random.Random) ->
                 return Proof(False, f"{test.name} differs at a random point", "schwartz-zippel")
     bound = len(tests) * (degree / P) ** trials
     values = f"{len(tests)} value{'s' if len(tests) > 1 else ''}"
-    return Proof(True, f"{values} equal at {trials} random points", "schwartz-zippel", bound)
+    reason = f"{values} equal at {trials} random points ({POINTS})"
+    return Proof(True, reason, "schwartz-zippel", bound)

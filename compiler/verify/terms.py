@@ -276,14 +276,17 @@ class TermTable:
 
     # --- printing -------------------------------------------------------------------------
 
-    def render(self, a: Poly, limit: int = 6) -> str:
-        """Readable text for a polynomial, e.g. `s0*s1 + 3`, cut after `limit` terms."""
+    def render(self, a: Poly, limit: int = 6, depth: int = 0) -> str:
+        """Readable text for a polynomial, e.g. `s0*s1 + 3`, cut after `limit` terms and,
+        inside atoms, below `depth` 3 (so a reason's length is bounded, whatever the
+        block: a term tree can be exponentially larger than the block)."""
         if not a.terms:
             return "0"
         parts = []
         for monomial, coefficient in sorted(a.terms.items(), reverse=True)[:limit]:
             factors = [
-                self.render_atom(self.atoms[serial]) + (f"^{exponent}" if exponent > 1 else "")
+                self.render_atom(self.atoms[serial], depth)
+                + (f"^{exponent}" if exponent > 1 else "")
                 for serial, exponent in monomial
             ]
             signed = coefficient - P if coefficient > P // 2 else coefficient
@@ -305,7 +308,7 @@ class TermTable:
         if depth > 2:
             return f"{atom.kind}(...)"
         inner = [str(value) for value in atom.parameters]
-        inner += [self.render(argument, limit=3) for argument in atom.arguments[:4]]
+        inner += [self.render(argument, 3, depth + 1) for argument in atom.arguments[:4]]
         if len(atom.arguments) > 4:
             inner.append("...")
         return f"{atom.kind}({', '.join(inner)})"
