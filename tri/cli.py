@@ -30,11 +30,13 @@ COMMANDS = {
     "equiv": ("equiv", "check that two straight-line TASM blocks mean the same, failures included"),
     "build": ("build", "compile a .tri program (or a module's public functions) to TASM"),
     "bench": ("bench", "compare the compiled stdlib with the hand-written baselines"),
+    "hash": ("hash", "print a content hash of each function: its meaning, not its spelling"),
     "superopt": ("superopt", "regenerate the proven superoptimizer rule database"),
     "train": ("train", "train the -O3 model on the shipped training set and write its weights"),
     "selfhost": ("selfhost", "compile the -O3 model's program by itself to a fixed point"),
     "new": ("new", "make a directory NAME with a project in it"),
     "init": ("new", "make a project of an existing directory"),
+    "lsp": ("lsp", "run the language server for editors, on standard input and output"),
 }
 COLORS = ("auto", "always", "never")
 MESSAGE_FORMATS = ("human", "json")
@@ -167,7 +169,7 @@ def _settle(arguments) -> None:
         and os.environ.get("TERM") != "dumb"
         and stream.isatty()
     )
-    if arguments.command in ("new", "init"):
+    if arguments.command in ("new", "init", "lsp"):  # lsp: each file's own project
         return
     from tri.commands.project import apply_project, program_path, project_for, source_paths
 
