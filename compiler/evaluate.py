@@ -411,7 +411,7 @@ class _FunctionCompiler:
                 return self.located(expr, self.binary(expr))
             case ast.Call():
                 if isinstance(instance.calls.get(expr), str):  # a function of the program's
-                    return self.called(expr, self.call(expr))
+                    return self.called(expr)
                 return self.located(expr, self.call(expr))
             case ast.TupleExpr() | ast.ArrayExpr():
                 elements = [self.expr(element) for element in expr.elements]
@@ -444,14 +444,17 @@ class _FunctionCompiler:
 
         return located
 
-    def called(self, expr, run):
-        """`run`, a call of one of the program's functions, noting the call on a failure
-        inside it (or making it the failing construct, if none is known)."""
-        instance = self.instance
+    def called(self, expr: ast.Call):
+        """A call of one of the program's functions, noting the call on a failure inside
+        it (or making it the failing construct, if none is known); a failure of an
+        argument is the caller's own, before the call."""
+        instance, program, target = self.instance, self.program, self.instance.calls[expr]
+        arguments = [self.expr(argument) for argument in expr.arguments]
 
         def called(frame):
+            values = [argument(frame) for argument in arguments]
             try:
-                return run(frame)
+                return program.call(target, values)
             except Failure as failure:
                 failure.called_from(origin_of(instance, expr))
                 raise

@@ -73,9 +73,11 @@ def origin_of(instance, node) -> Origin:
     where it was written: a node the inliner copied from another function says so
     (`source_origin`, compiler.optimize.inliner), and its span is then the call's, in
     the function it was inlined into: the last of its `inlined_at`, after the calls it was
-    inlined at before (`source_calls`)."""
+    inlined at before (`source_calls`).  A call's argument is the caller's own code: its
+    span moved to the call's, and it keeps its own (`kept_span`)."""
     copied = getattr(node, "source_origin", None)
-    path, span = copied or (instance.path, node.span)
+    own = getattr(node, "kept_span", None) or node.span  # an inlined call's argument
+    path, span = copied or (instance.path, own)
     site = (*getattr(node, "source_calls", ()), (instance.path, node.span)) if copied else ()
     match node:
         case ast.Call():

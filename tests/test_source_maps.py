@@ -242,3 +242,42 @@ def test_a_failure_names_the_calls_it_ran_inside(tmp_path, capsys, mode):
         {"file": str(path), "line": 11, "column": 5},
         {"file": str(path), "line": 17, "column": 18},
     ]
+
+
+NESTED = """program nested
+
+use vm.io.io
+use vm.core.convert
+
+fn inner(a: U32) -> Field {
+    convert.as_field(a) + 1
+}
+
+fn mid(x: Field) -> Field {
+    inner(convert.as_u32(x))
+}
+
+fn main() {
+    io.write(mid(io.read()))
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [["--reference"]]
+    + [["--engine", engine, f"-O{level}"] for engine in ("interp", "jit") for level in LEVELS],
+    ids=" ".join,
+)
+def test_a_failing_argument_is_the_callers_own_code(tmp_path, capsys, mode):
+    """An argument runs before its call, in the caller: a failure in it is at the
+    argument's own place (not the call's, which inlining gives its code) and the call
+    it is an argument of is not in the chain."""
+    path = tmp_path / "nested.tri"
+    path.write_text(NESTED)
+    code, _, err = tri(capsys, "run", path, "--input", "4294967296", *mode)
+    assert code == 1 and f"{path}:11:11: error[" in err
+    notes = [line.strip() for line in err.splitlines() if "called from" in line]
+    assert notes == [f"= note: called from {path}:15:14"]
+    code, _, err = tri(capsys, "run", path, *mode)  # no input: io.read() in main's call
+    assert code == 1 and f"{path}:15:18: error[" in err and "called from" not in err

@@ -245,6 +245,7 @@ class _Caller:
                 aliases[name] = (argument.path, reference)
                 continue
             pattern = ast.PatternName(renamed[name], call.span)
+            _keep_spans(argument)  # the caller's own code, which `_respan` moves
             lets.append(ast.Let(False, pattern, None, argument, call.span))
         _rename(body, tables["variables"], renamed, aliases)
         statements_ = list(body.statements)
@@ -455,12 +456,28 @@ def _keep_origins(node, path: str) -> None:
     elif _is_node(node):
         if hasattr(node, "span"):
             if getattr(node, "source_origin", None) is None:
-                node.source_origin = (path, node.span)
+                node.source_origin = (path, getattr(node, "kept_span", None) or node.span)
             else:  # inlined into the callee before: its span is that call's, in `path`
                 node.source_calls = (*getattr(node, "source_calls", ()), (path, node.span))
         for name in node.__dataclass_fields__:
             if name != "span":
                 _keep_origins(getattr(node, name), path)
+
+
+def _keep_spans(node) -> None:
+    """Note on every node of a call's argument, which is the caller's own code, its span
+    (`kept_span`) before `_respan` gives it the call's: a failure in it is reported where
+    it was written, with no call around it (compiler.sourcemap.origin_of)."""
+    if isinstance(node, list | tuple) and not isinstance(node, ast.Span):
+        for element in node:
+            _keep_spans(element)
+    elif _is_node(node):
+        if hasattr(node, "span") and getattr(node, "kept_span", None) is None:
+            if getattr(node, "source_origin", None) is None:  # copied code has its own
+                node.kept_span = node.span
+        for name in node.__dataclass_fields__:
+            if name != "span":
+                _keep_spans(getattr(node, name))
 
 
 def _respan(node, span) -> None:
