@@ -31,6 +31,7 @@ COMMANDS = {
     "build": ("build", "compile a .tri program (or a module's public functions) to TASM"),
     "bench": ("bench", "compare the compiled stdlib with the hand-written baselines"),
     "hash": ("hash", "print a content hash of each function: its meaning, not its spelling"),
+    "doc": ("doc", "write documentation of modules' public functions, constants and structs"),
     "superopt": ("superopt", "regenerate the proven superoptimizer rule database"),
     "train": ("train", "train the -O3 model on the shipped training set and write its weights"),
     "selfhost": ("selfhost", "compile the -O3 model's program by itself to a fixed point"),
