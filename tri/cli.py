@@ -37,6 +37,7 @@ COMMANDS = {
     "selfhost": ("selfhost", "compile the -O3 model's program by itself to a fixed point"),
     "new": ("new", "make a directory NAME with a project in it"),
     "init": ("new", "make a project of an existing directory"),
+    "lsp": ("lsp", "run the language server for editors, on standard input and output"),
 }
 COLORS = ("auto", "always", "never")
 MESSAGE_FORMATS = ("human", "json")
@@ -169,7 +170,7 @@ def _settle(arguments) -> None:
         and os.environ.get("TERM") != "dumb"
         and stream.isatty()
     )
-    if arguments.command in ("new", "init"):
+    if arguments.command in ("new", "init", "lsp"):  # lsp: each file's own project
         return
     from tri.commands.project import apply_project, program_path, project_for, source_paths
 
