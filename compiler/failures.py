@@ -143,6 +143,8 @@ def describe(kind: str, origin: Origin | None, operands, fallback: str) -> str:
             if operands is not None and len(operands) == 1:
                 return f"index {operands[0]} is out of bounds for {origin.name} (length {length})"
             return f"index out of bounds for {origin.name} (length {length})"
+        case "contract" if kind == "AssertionFailed":
+            return f"contract #[{origin.name}] does not hold"
         case "match" if kind == "AssertionFailed":
             return f"the value does not fit the pattern: {origin.name}"
         case "builtin":

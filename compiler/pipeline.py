@@ -29,6 +29,7 @@ from pathlib import Path
 from compiler import dumps
 from compiler.check.checker import check
 from compiler.check.resolve import Resolver, load_project
+from compiler.contracts import CHECK_FLAG, expand_contracts
 from compiler.levels import DEFAULT_LEVEL, LEVELS
 from compiler.lower.asm import AsmProgram
 from compiler.lower.blocks import BlockLowerer
@@ -72,6 +73,12 @@ def _parse(path, options: Options):
 
 FRONT_END = (
     Step("ast", _parse, 0, dumps.project_text),
+    Step(
+        "contracts",
+        lambda project, options: expand_contracts(project, CHECK_FLAG in options.flags),
+        0,
+        dumps.project_text,
+    ),
     Step("checked", lambda project, options: check(project, options.flags), 0, dumps.checked_text),
 )
 BACK_END = (

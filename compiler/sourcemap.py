@@ -79,6 +79,9 @@ def origin_of(instance, node) -> Origin:
     own = getattr(node, "kept_span", None) or node.span  # an inlined call's argument
     path, span = copied or (instance.path, own)
     site = (*getattr(node, "source_calls", ()), (instance.path, node.span)) if copied else ()
+    contract = getattr(node, "contract", None)  # compiler.contracts: `requires(a < b)`
+    if contract is not None:
+        return Origin(path, span, "contract", contract, inlined_at=site)
     match node:
         case ast.Call():
             target = instance.calls.get(node)

@@ -182,5 +182,7 @@ def test_dump_and_emit(capsys, tmp_path):
 def test_an_unknown_dump_step_is_a_usage_error(capsys, steps):
     code, out, err = tri(capsys, "build", ARITHMETIC, "--dump", steps)
     assert code == 2 and out == ""
-    steps_named = "ast, checked, inline, tir, tir-opt, unroll, tasm-lowered, tasm-opt, tasm"
+    steps_named = (
+        "ast, contracts, checked, inline, tir, tir-opt, unroll, tasm-lowered, tasm-opt, tasm"
+    )
     assert f"the steps are {steps_named}" in err

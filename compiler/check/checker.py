@@ -131,6 +131,8 @@ class Checker:
         for function in scope.functions.values():
             if function.public or function.body is None or id(function) in called:
                 continue
+            if getattr(function, "contract_of", None):  # a contract's (compiler.contracts)
+                continue
             if function.attribute("test") or (
                 function.name == "main" and scope.source.kind == "program"
             ):

@@ -44,7 +44,8 @@ def register(commands) -> None:
         "--dump",
         metavar="STEP[,STEP...]",
         help="print these pipeline steps' output instead, in pipeline order, each under a "
-        "header (ast, checked, inline, tir, tir-opt, unroll, tasm-lowered, tasm-opt, tasm); -o "
+        "header (ast, contracts, checked, inline, tir, tir-opt, unroll, tasm-lowered, tasm-opt, "
+        "tasm); -o "
         "still gets the --emit output",
     )
     build.add_argument(

@@ -22,6 +22,7 @@ from tri.commands.common import (
     ram_cells,
 )
 from tri.commands.source import (
+    add_contract_option,
     add_level_options,
     add_model_options,
     add_profile_option,
@@ -91,6 +92,7 @@ def add_run_options(parser: argparse.ArgumentParser, reference: bool = True) -> 
     add_model_options(parser)
     add_profile_option(parser)
     add_source_options(parser)
+    add_contract_option(parser)
 
 
 def run_inputs(arguments) -> api.Inputs:

@@ -40,6 +40,15 @@ def add_source_options(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_contract_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--check-contracts",
+        action="store_true",
+        help="check each #[requires(...)] at a call and each #[ensures(...)] at its return: "
+        "a contract that does not hold fails there",
+    )
+
+
 PROFILES = ("debug", "release")  # language.md §4.1: the active #[cfg] flag
 
 
@@ -140,7 +149,14 @@ def resolver_for(arguments) -> Resolver:
 
 
 def flags_for(arguments) -> frozenset[str]:
-    return frozenset({arguments.profile or "debug"})
+    """The #[cfg] flag of the profile, and compiler.contracts.CHECK_FLAG with
+    `--check-contracts`."""
+    from compiler.contracts import CHECK_FLAG
+
+    flags = {arguments.profile or "debug"}
+    if getattr(arguments, "check_contracts", False):
+        flags.add(CHECK_FLAG)
+    return frozenset(flags)
 
 
 def render_all(diagnostics: list[Diagnostic]) -> str:

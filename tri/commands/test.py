@@ -33,6 +33,7 @@ from tri.commands.common import (
     positive,
 )
 from tri.commands.source import (
+    add_contract_option,
     add_level_options,
     add_source_options,
     check_path,
@@ -95,6 +96,7 @@ def register(commands) -> None:
     )
     add_level_options(parser)
     add_source_options(parser)
+    add_contract_option(parser)
     parser.set_defaults(handler=command_test)
 
 
