@@ -1,22 +1,30 @@
 """The canonical formatter (`compiler.syntax.formatter`, `tri fmt`).
 
-Golden examples (input -> expected output) for every construct; over the stdlib, the test
-programs and the sources below: formatting is idempotent, keeps the AST (spans and comments
-aside) and keeps every comment in order; hypothesis draws random expressions and statement
-lists laid out with random line breaks, blank lines and comments; `tri fmt` exit codes.
+Golden examples (input -> expected output) for every construct; over every .tri file of the
+repository (stdlib, test programs, tests/trident_compat, docs/examples), the programs of the
+documents, programs of the fuzz's generator and the sources below: formatting is idempotent,
+keeps the AST (spans and comments aside) and keeps every comment in order, and `tri fmt` on a
+copy of the corpus does the same; hypothesis draws random expressions and statement lists
+laid out with random line breaks, blank lines and comments, and a seeded builder mixes every
+binary operator with parentheses everywhere an expression goes; `tri fmt` exit codes
+(`--diff` and standard input: tests/test_fmt_cli.py).
 """
 
 import dataclasses
+import random
 import textwrap
 from pathlib import Path
 
 import pytest
+from doc_blocks import fenced
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
+from source_generator import generate
 
 from compiler.diagnostics import CompileError
+from compiler.syntax import ast
 from compiler.syntax.formatter import MAX_WIDTH, format_source
-from compiler.syntax.parser import parse
+from compiler.syntax.parser import PRECEDENCE, parse, walk
 from tri.cli import main
 
 ROOT = Path(__file__).parent.parent
@@ -30,12 +38,37 @@ def _parses(path: Path) -> bool:
     return True
 
 
-# Every source that parses (the syntax-error test programs cannot be formatted).
-CORPUS = [
+# Every .tri file of the repository: the library, the test programs, the Trident programs of
+# tests/trident_compat and the examples of docs/.
+ALL_FILES = [
     path
-    for path in sorted(ROOT.glob("stdlib/**/*.tri")) + sorted(ROOT.glob("tests/programs/**/*.tri"))
-    if _parses(path)
+    for pattern in (
+        "stdlib/**/*.tri",
+        "tests/programs/**/*.tri",
+        "tests/trident_compat/**/*.tri",
+        "docs/examples/**/*.tri",
+    )
+    for path in sorted(ROOT.glob(pattern))
 ]
+# Every one of them that parses (the syntax-error test programs cannot be formatted).
+CORPUS = [path for path in ALL_FILES if _parses(path)]
+
+
+def _document_programs() -> dict[str, str]:
+    """The ```trident blocks of the documents that are whole files (not fragments), by
+    `document#index`."""
+    found = {}
+    for document in sorted(ROOT.glob("docs/*.md")) + [ROOT / "README.md"]:
+        for index, block in enumerate(fenced(document.read_text(), "trident")):
+            try:
+                parse(block)
+            except CompileError:
+                continue
+            found[f"{document.relative_to(ROOT)}#{index}"] = block
+    return found
+
+
+DOCUMENT_PROGRAMS = _document_programs()
 
 
 def normalized(value):
@@ -52,6 +85,32 @@ def normalized(value):
             if field.name not in ignored
         )
     return value
+
+
+COMPARISONS = ("==", "<")
+
+
+def unparenthesized_comparisons(text: str) -> list[str]:
+    """The comparisons in `text` that are an operand of a comparison and not in parentheses
+    (the parser reads `x < y == false` as `(x < y) == false`, but the formatter keeps
+    comparisons apart).  The spans of an operand leave out its parentheses, so the one beside
+    the operator (after a left operand, before a right one) is there or not."""
+    lines = text.split("\n")
+    found = []
+    for node in walk(parse(text)):
+        if not (isinstance(node, ast.Binary) and node.operator in COMPARISONS):
+            continue
+        for operand, right in ((node.left, False), (node.right, True)):
+            if not (isinstance(operand, ast.Binary) and operand.operator in COMPARISONS):
+                continue
+            span = operand.span
+            if right:
+                beside = lines[span.line - 1][: span.column - 1].rstrip()[-1:] == "("
+            else:
+                beside = lines[span.end_line - 1][span.end_column :].lstrip()[:1] == ")"
+            if not beside:
+                found.append(f"{span.line}:{span.column}: {lines[span.line - 1].strip()}")
+    return found
 
 
 def comment_texts(text: str) -> list[str]:
@@ -132,6 +191,11 @@ GOLDEN = {
             let k = (x < y) == (a < b)
             let l = v *. (s + t)
             let n = (a + b)[i + 1][0]
+            let o = (x < y) == false
+            let q = x < y == false
+            let r = a == b < c
+            let s = x < y < z
+            let t = (a + b < c) == (d & e < f * g)
         }
         """,
         """
@@ -142,15 +206,20 @@ GOLDEN = {
             let b = (x + y) * z
             let c = x + (y + z)
             let d = x + y + z
-            let e = a == b == c
+            let e = (a == b) == c
             let g = a == (b == c)
             let h = x * y & z ^ w
             let h2 = (x * y) & z
             let i = x & y ^ z
             let j = x /% (y /% z)
-            let k = x < y == a < b
+            let k = (x < y) == (a < b)
             let l = v *. (s + t)
             let n = (a + b)[i + 1][0]
+            let o = (x < y) == false
+            let q = (x < y) == false
+            let r = a == (b < c)
+            let s = (x < y) < z
+            let t = (a + b < c) == (d & e < f * g)
         }
         """,
     ),
@@ -545,6 +614,54 @@ GOLDEN = {
             + (a + b) * c
         """,
     ),
+    "a parenthesized operand too long for its line is broken inside its parentheses": (
+        """
+        module m
+        fn f() {
+            let v = (accumulator_value_long_name + another_long_value_here < something_else)
+                == (accumulator_value_long_name < m.running_total_value)
+            let w = (accumulator_value_long_name + another_long_value_here + something_else_long
+                < m.running_total_value) == (scale_factor_of_the_weights
+                * (another_long_value_here + something_else_long + m.running_total_value
+                + accumulator_value_long_name) < m.running_total_value)
+        }
+        """,
+        """
+        module m
+
+        fn f() {
+            let v = (accumulator_value_long_name + another_long_value_here < something_else)
+                == (accumulator_value_long_name < m.running_total_value)
+            let w = (accumulator_value_long_name + another_long_value_here + something_else_long
+                    < m.running_total_value)
+                == (scale_factor_of_the_weights
+                    * (another_long_value_here
+                        + something_else_long
+                        + m.running_total_value
+                        + accumulator_value_long_name)
+                    < m.running_total_value)
+        }
+        """,
+    ),
+    "an assignment target that starts with a bracket keeps its parentheses": (
+        """
+        module m
+        fn f() {
+            g()
+            ([a, b][0]) = 1
+            ([a])[i] = [b][0]
+        }
+        """,
+        """
+        module m
+
+        fn f() {
+            g()
+            ([a, b][0]) = 1
+            ([a][i]) = [b][0]
+        }
+        """,
+    ),
 }
 
 
@@ -664,11 +781,43 @@ def test_own_sources(index):
 
 @pytest.mark.parametrize("path", CORPUS, ids=lambda path: str(path.relative_to(ROOT)))
 def test_corpus(path):
-    assert_formats_well(path.read_text())
+    assert unparenthesized_comparisons(assert_formats_well(path.read_text())) == []
 
 
-def test_corpus_is_not_empty():
-    assert CORPUS, "no .tri files under stdlib/ or tests/programs/"
+def test_corpus_is_not_empty_and_only_syntax_errors_are_left_out():
+    """A valid program that stopped parsing would otherwise drop out of `CORPUS` unseen."""
+    assert len(CORPUS) > 100 and DOCUMENT_PROGRAMS
+    left_out = [path for path in ALL_FILES if path not in CORPUS]
+    assert all("invalid" in path.parts for path in left_out), left_out
+    for directory in ("stdlib", "tests/trident_compat", "docs/examples"):
+        assert any(path.is_relative_to(ROOT / directory) for path in CORPUS), directory
+
+
+@pytest.mark.parametrize("name", DOCUMENT_PROGRAMS)
+def test_document_programs(name):
+    assert unparenthesized_comparisons(assert_formats_well(DOCUMENT_PROGRAMS[name])) == []
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_generated_programs(seed):
+    """The well-typed programs and modules of the differential fuzz's generator."""
+    assert_formats_well(generate(seed).text)
+
+
+def test_tri_fmt_over_the_corpus(tmp_path, capsys):
+    """`tri fmt` on a copy of the corpus rewrites it to text that parses to the same trees,
+    and a second `tri fmt --check` finds nothing left to change."""
+    copies = {}
+    for path in CORPUS:
+        copy = tmp_path / path.relative_to(ROOT)
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_text(path.read_text())
+        copies[copy] = path
+    code, _, err = tri(capsys, tmp_path)
+    assert (code, err) == (0, "")
+    for copy, path in copies.items():
+        assert normalized(parse(copy.read_text())) == normalized(parse(path.read_text())), path
+    assert tri(capsys, "--check", tmp_path) == (0, "", "")
 
 
 # --- hypothesis: random expressions and statements -----------------------------------------------
@@ -850,6 +999,107 @@ def test_random_items(data, items):
     _check_random(text)
 
 
+# --- seeded: random expressions mixing every binary operator, wherever an expression goes ------
+# A small deterministic builder (one `random.Random(seed)` per case, so a seed reproduces it):
+# every operator of the precedence table, each operand parenthesized or not at random, inside
+# indexing, calls (generic ones too), tuples, arrays and struct literals; as a constant's value,
+# a `let`'s, both sides of an assignment, an expression statement, a call's argument, the head
+# of an `if`, a `for` and a `match`, a `return`'s value and a `reveal`'s fields.  The text it
+# writes always parses: heads are parenthesized (a head ending in `P` before `{ x }` would be a
+# struct literal) and so are assignment targets and expression statements (after another
+# statement a line starting with `[` would index its value).
+
+SEEDED_NAMES = ["a", "b", "x1", "m.k", "s.f.g", "N", "P", "accumulator_value", "m.running_total"]
+
+
+def _seeded_expression(rng: random.Random, depth: int) -> str:
+    def operand() -> str:
+        text = _seeded_expression(rng, depth - 1)
+        return f"({text})" if rng.random() < 0.35 else text
+
+    choice = rng.randrange(12) if depth > 0 else rng.randrange(3)
+    if choice == 0:
+        return str(rng.choice([0, 1, 7, 2**32]))
+    if choice == 1:
+        return rng.choice(SEEDED_NAMES)
+    if choice == 2:
+        return rng.choice(["true", "false"])
+    if choice <= 6:  # the most likely: a binary operation
+        return f"{operand()} {rng.choice(list(PRECEDENCE))} {operand()}"
+    if choice == 7:
+        return f"({_seeded_expression(rng, depth - 1)})"
+    if choice == 8:
+        sizes = rng.choice(["", "", "<3>", "<N + 1, 2 * (M + 1)>"])
+        arguments = ", ".join(operand() for _ in range(rng.randrange(3)))
+        return f"{rng.choice(['f', 'io.write'])}{sizes}({arguments})"
+    if choice == 9:
+        base = rng.choice([f"({_seeded_expression(rng, depth - 1)})", rng.choice(SEEDED_NAMES)])
+        return f"{base}[{_seeded_expression(rng, depth - 1)}]"
+    if choice == 10:
+        return "[" + ", ".join(operand() for _ in range(rng.randrange(3))) + "]"
+    return rng.choice(
+        [f"P {{ x: {operand()}, y }}", f"({operand()}, {operand()})", "Q {}", "P { y }"]
+    )
+
+
+def _seeded_statements(rng: random.Random, depth: int) -> list[str]:
+    def value() -> str:
+        return _seeded_expression(rng, 3)
+
+    def block() -> str:
+        inner = _seeded_statements(rng, depth - 1) if depth > 0 else ["x"]
+        return "{\n" + "\n".join(inner) + "\n}"
+
+    statements = []
+    for _ in range(rng.randrange(1, 5)):
+        choice = rng.randrange(10 if depth > 0 else 6)
+        statements.append(
+            [
+                lambda: f"let v = {value()}",
+                lambda: f"({value()}) = {value()}",
+                lambda: f"({value()})",
+                lambda: f"g({value()}, {value()})",
+                lambda: f"return {value()}",
+                lambda: f"reveal E {{ a: {value()}, b }}",
+                lambda: f"if ({value()}) {block()} else {block()}",
+                lambda: f"for i in ({value()})..({value()}) {block()}",
+                lambda: f"for _ in ({value()})..({value()}) bounded 3 {block()}",
+                lambda: f"match ({value()}) {{\n0 => {block()}\n_ => {{}}\n}}",
+            ][choice]()
+        )
+    return statements
+
+
+def seeded_program(seed: int) -> str:
+    rng = random.Random(seed)
+    body = "\n".join(_seeded_statements(rng, 2))
+    return f"module m\nconst C: Field = {_seeded_expression(rng, 3)}\nfn f() {{\n{body}\n}}\n"
+
+
+@pytest.mark.parametrize("seed", range(300))
+def test_seeded_random_expressions(seed):
+    """The text parses to the same tree, formats to itself and keeps comparisons apart."""
+    text = seeded_program(seed)
+    formatted = assert_formats_well(text)
+    assert unparenthesized_comparisons(formatted) == [], formatted
+
+
+def test_the_seeded_builder_mixes_every_operator_and_comparisons_of_comparisons():
+    trees = [parse(seeded_program(seed)) for seed in range(300)]
+    binaries = [node for tree in trees for node in walk(tree) if isinstance(node, ast.Binary)]
+    assert {node.operator for node in binaries} == set(PRECEDENCE)
+    nested = [
+        node
+        for node in binaries
+        if node.operator in COMPARISONS
+        and any(
+            isinstance(side, ast.Binary) and side.operator in COMPARISONS
+            for side in (node.left, node.right)
+        )
+    ]
+    assert len(nested) > 50
+
+
 # Long expressions without parentheses (which the formatter keeps on one line): every line of
 # the output fits the width.
 LONG_NAMES = st.sampled_from(
@@ -912,7 +1162,8 @@ def test_fmt_check_reports_files_that_would_change(tmp_path, capsys):
     (tmp_path / "sub" / "pretty.tri").write_text(PRETTY)
     (tmp_path / "notes.txt").write_text("not source")
     code, out, err = tri(capsys, "--check", tmp_path)
-    assert code == 1 and err == ""
+    assert code == 1
+    assert err == f"1 file would be reformatted; 'tri fmt --diff {tmp_path}' shows how\n"
     assert out.splitlines() == [str(tmp_path / "ugly.tri")]
     assert (tmp_path / "ugly.tri").read_text() == UGLY
 
@@ -939,7 +1190,7 @@ def test_fmt_syntax_error_is_rendered_and_other_files_still_formatted(tmp_path, 
     broken.write_text("module m\nfn f( {\n")
     ugly.write_text(UGLY)
     code, out, err = tri(capsys, tmp_path)
-    assert code == 1
+    assert code == 2  # source that does not parse
     assert out.splitlines() == [str(ugly)]
     assert err.startswith(f"{broken}:2:7: error[E0001]: unexpected '{{'")
     assert " 2 | fn f( {" in err
@@ -951,7 +1202,10 @@ def test_fmt_unreadable_path_exits_2(tmp_path, capsys):
     code, out, err = tri(capsys, "--check", tmp_path / "missing.tri", tmp_path / "ugly.tri")
     assert code == 2
     missing = tmp_path / "missing.tri"
-    assert err.strip() == f"error: cannot read {missing}: no such file or directory"
+    assert err.splitlines() == [
+        f"error: cannot read {missing}: no such file or directory",
+        f"1 file would be reformatted; 'tri fmt --diff {tmp_path / 'ugly.tri'}' shows how",
+    ]
     assert out.splitlines() == [str(tmp_path / "ugly.tri")]
 
 

@@ -13,11 +13,17 @@ The style:
   them a blank line is kept only where the source had one); attributes on their own lines above
   their item.
 * Spaces around binary operators, `=`, `->` and `=>`; `a: T` everywhere; `for i in a..b bounded N`.
-* Parentheses only where the precedence table (language.md §6.2) needs them.  Two exceptions: in
-  a line that holds a generic call `f<N>(...)`, the left operand of `<` is parenthesized when it
-  ends in a name, so the lexer cannot read `a < f<N>(` as a generic call of `a`; and an
-  expression statement that starts with `[` (an array literal, a block's value) stays in
-  parentheses, since after another statement `[` would index that statement's value.
+* Parentheses where the precedence table (`PRECEDENCE` in `compiler.syntax.parser`: every
+  binary operator is left-associative) needs them, and around a comparison that is an operand
+  of a comparison: `(x < y) == false`, `(a == b) == c`, `a == (b < c)`.  The parser reads
+  `x < y == false` as the same tree, but without them the text reads like a chained comparison
+  (`x < y and y == false`, or `x < (y == false)`), which the language does not have, so the
+  text keeps comparisons apart.  Two more exceptions: in a line that holds a generic call
+  `f<N>(...)`, the left operand of `<` is parenthesized when it ends in a name, so the lexer
+  cannot read `a < f<N>(` as a generic call of `a`; and an expression statement or an
+  assignment target that starts with `[` (an array literal, a block's value, an index into
+  one) stays in parentheses, since after another statement `[` would index that statement's
+  value.
 * Struct literals and `reveal`/`seal` as `P { x: 1, y }` (`x: x` is written as the shorthand `x`);
   one-line lists have no trailing comma.  Struct and event definitions put one field per line,
   each followed by a comma.  Match arms are not followed by a comma, except an arm followed by
@@ -26,7 +32,8 @@ The style:
   a call's arguments, an array's or tuple's elements and a struct literal's (or `reveal`/`seal`'s)
   fields go one per line, each followed by a comma, with the closing bracket on its own line; a
   chain of binary operators goes one operand per line, each continuation line starting with its
-  operator.  Each part is broken again if it is still too long.  A function's parameter list is
+  operator.  Each part is broken again if it is still too long (a parenthesized operand inside
+  its parentheses, its own continuation lines one level deeper).  A function's parameter list is
   broken the same way when the signature is too long or a comment sits inside it.  Headers of
   `if`, `for` and `match`, and names too long by themselves, are never broken.
 * `asm` blocks, attribute arguments and I/O declarations are copied verbatim (the AST keeps only
@@ -115,6 +122,28 @@ def _operand(expr: ast.Expr, minimum: int, guard: bool) -> str:
     return f"({text})" if _precedence(expr) < minimum else text
 
 
+COMPARISONS = frozenset({"==", "<"})
+
+
+def _parenthesized(operand: ast.Expr, operator: str, right: bool) -> bool:
+    """Whether `operand`, the left or right operand of a binary `operator`, is written in
+    parentheses: when the precedence table needs them (all operators are left-associative,
+    so a right operand at the same level needs them too), and when both are comparisons."""
+    level = PRECEDENCE[operator] + (1 if right else 0)
+    if _precedence(operand) < level:
+        return True
+    return (
+        operator in COMPARISONS
+        and isinstance(operand, ast.Binary)
+        and operand.operator in COMPARISONS
+    )
+
+
+def _binary_operand(operand: ast.Expr, operator: str, right: bool, guard: bool) -> str:
+    text = _expression(operand, guard)
+    return f"({text})" if _parenthesized(operand, operator, right) else text
+
+
 def _expression(expr: ast.Expr, guard: bool) -> str:
     match expr:
         case ast.IntLiteral(value=value):
@@ -135,11 +164,10 @@ def _expression(expr: ast.Expr, guard: bool) -> str:
         case ast.Index(base=base, index=index):
             return f"{_operand(base, POSTFIX, guard)}[{_expression(index, guard)}]"
         case ast.Binary(operator=operator, left=left, right=right):
-            level = PRECEDENCE[operator]
-            left_text = _operand(left, level, guard)
+            left_text = _binary_operand(left, operator, False, guard)
             if operator == "<" and guard and _ENDS_IN_NAME.search(left_text):
                 left_text = f"({left_text})"
-            return f"{left_text} {operator} {_operand(right, level + 1, guard)}"
+            return f"{left_text} {operator} {_binary_operand(right, operator, True, guard)}"
         case ast.Inlined(callee=callee, body=body):
             text = ""
             for _, line in _block_lines(body.statements, 0):
@@ -171,7 +199,8 @@ _ENDS_IN_TYPE_NAME = re.compile(r"(?<![\w.])(?:[a-z_]\w*\.)*[A-Z]\w*$")
 
 def _before_brace(text: str, block: ast.Block) -> str:
     """Parenthesize a head that ends in a capitalized name when its block would make the two
-    read as a struct literal (language.md §6.1): `if a == N {}` or `if a == N { x }`."""
+    read as a struct literal (the grammar's `STRUCT_PATH` rule): `if a == N {}` or
+    `if a == N { x }`."""
     statements = block.statements
     looks_like_fields = not statements or (
         len(statements) == 1
@@ -309,22 +338,28 @@ def _chain(prefix: str, expr: ast.Binary, suffix: str, indent: int, guard: bool)
     level = PRECEDENCE[expr.operator]
     operands, operators = [expr.right], [expr.operator]
     left = expr.left
-    while isinstance(left, ast.Binary) and PRECEDENCE[left.operator] == level:
+    while (
+        isinstance(left, ast.Binary)
+        and PRECEDENCE[left.operator] == level
+        and not _parenthesized(left, operators[-1], right=False)
+    ):
         operands.append(left.right)
         operators.append(left.operator)
         left = left.left
     operands.reverse()
     operators.reverse()
     # Each operator starts a line, so `a < f<N>(` never shares one: no guard needed here.
-    if _precedence(left) < level:  # parenthesized: kept on one line
-        lines = [(indent, f"{prefix}({_expression(left, guard)})")]
+    # A parenthesized operand (always a binary expression) is broken inside its parentheses
+    # if it is too long, its continuation lines one level deeper than the chain's own.
+    if _parenthesized(left, operators[0], right=False):
+        first, *rest = _lines(prefix + "(", left, ")", indent, guard)
+        lines = [first, *((depth + 1, text) for depth, text in rest)]
     else:
         lines = _lines(prefix, left, "", indent, guard)
     for index, (operator, operand) in enumerate(zip(operators, operands, strict=True)):
         ending = suffix if index == len(operands) - 1 else ""
-        if _precedence(operand) < level + 1:  # parenthesized: kept on one line
-            text = f"{operator} ({_expression(operand, guard)}){ending}"
-            lines.append((indent + 1, text))
+        if _parenthesized(operand, operator, right=True):
+            lines += _lines(f"{operator} (", operand, ")" + ending, indent + 1, guard)
         else:
             lines += _lines(operator + " ", operand, ending, indent + 1, guard)
     return lines
@@ -339,7 +374,10 @@ def _simple_statement_lines(statement: ast.Statement, indent: int) -> list[Line]
             return _lines(prefix, value, "", indent, _needs_guard(value))
         case ast.Assign(target=target, value=value):
             guard = _needs_guard(target, value)
-            return _lines(f"{expression_text(target, guard)} = ", value, "", indent, guard)
+            target_text = expression_text(target, guard)
+            if target_text.startswith("["):  # as for an expression statement, below
+                target_text = f"({target_text})"
+            return _lines(f"{target_text} = ", value, "", indent, guard)
         case ast.Return(value=None):
             return [(indent, "return")]
         case ast.Return(value=value):
