@@ -5,7 +5,7 @@ Input: a directory of `<path>.baseline.tasm` files laid out like the module path
 `bench(directory)` returns one `Row` per public function of each module, compiled vs
 hand; `module_rows` sums them per module and `medians` summarises the ratios.
 
-Splitting a text into functions (language.md §9.2).  Labels split the text into
+Splitting a text into functions (docs/backend.md, the linker).  Labels split the text into
 blocks.  A label names a *function* when, after dropping the module prefix (`__` for the
 module's own functions, `<mangled module>__` for any module), what is left has no `__`:
 `__pair`, `std_crypto_digest__equal`.  Otherwise it is a *helper block* of the function
@@ -282,7 +282,7 @@ class BenchError(Exception):
     """A problem with the benchmark's input (a missing source, a bad baseline): exit 2."""
 
 
-DEBUG = frozenset({"debug"})  # the default #[cfg] flags (language.md §4.1)
+DEBUG = frozenset({"debug"})  # the default #[cfg] flags (docs/reference.md, Attributes)
 
 
 def load_module(
@@ -374,7 +374,7 @@ def measure_function(module: Module, function: str, count: int, seed: int) -> Ro
     return row
 
 
-SPILL_REGION = 1 << 29  # the compiler's scratch RAM (language.md §8.7)
+SPILL_REGION = 1 << 29  # the compiler's scratch RAM (docs/backend.md, Reserved RAM)
 
 
 def agree(first: Outcome, second: Outcome) -> bool:

@@ -1,4 +1,4 @@
-"""The builtin functions (language.md §8), as one table.
+"""The builtin functions (docs/reference.md, Builtins), as one table.
 
 Each row gives a builtin's signature and the TASM a correct lowering emits
 with the arguments pushed left to right (first argument deepest).  The
@@ -34,7 +34,7 @@ def _row(name, params, result, tasm, touches_state=False) -> Builtin:
 
 
 _ROWS = [
-    # I/O and non-determinism (§8.1)
+    # I/O and non-determinism
     _row("pub_read", (), FIELD, "read_io 1", True),
     _row("pub_read2", (), TupleType(_fields(2)), "read_io 2", True),
     _row("pub_read3", (), TupleType(_fields(3)), "read_io 3", True),
@@ -48,24 +48,24 @@ _ROWS = [
     _row("divine", (), FIELD, "divine 1", True),
     _row("divine3", (), TupleType(_fields(3)), "divine 3", True),
     _row("divine5", (), DIGEST, "divine 5", True),
-    # assertions (§8.2)
+    # assertions
     _row("assert", (BOOL,), UNIT, "assert"),
     _row("assert_eq", _fields(2), UNIT, "eq;assert"),
     _row("assert_digest", (DIGEST, DIGEST), UNIT, "assert_vector;pop 5"),
-    # field arithmetic (§8.3)
+    # field arithmetic
     _row("field_add", _fields(2), FIELD, "add"),
     _row("field_mul", _fields(2), FIELD, "mul"),
     _row("sub", _fields(2), FIELD, "push -1;mul;add"),
     _row("neg", _fields(1), FIELD, "push -1;mul"),
     _row("inv", _fields(1), FIELD, "invert"),
-    # conversions and u32 operations (§8.4)
+    # conversions and u32 operations
     _row("as_u32", _fields(1), U32, "split;swap 1;push 0;eq;assert"),
     _row("as_field", (U32,), FIELD, ""),
     _row("split", _fields(1), TupleType((U32, U32)), "split"),
     _row("log2", (U32,), U32, "log_2_floor"),
     _row("pow", (U32, U32), U32, "swap 1;pow"),
     _row("popcount", (U32,), U32, "pop_count"),
-    # hashing (§8.5)
+    # hashing
     _row("hash", _fields(10), DIGEST, "hash"),
     _row("sponge_init", (), UNIT, "sponge_init", True),
     _row("sponge_absorb", _fields(10), UNIT, "sponge_absorb", True),
@@ -77,14 +77,14 @@ _ROWS = [
         "push 0;push 0;push 0;push 0;swap 4;sponge_absorb_mem;pop 5",
         True,
     ),
-    # Merkle (§8.6)
+    # Merkle
     _row("merkle_step", (U32, *_fields(5)), TupleType((U32, DIGEST)), "merkle_step", True),
-    # RAM (§8.7): block element d_i lives at addr + 4 - i
+    # RAM: block element d_i lives at addr + 4 - i
     _row("ram_read", _fields(1), FIELD, "read_mem 1;pop 1", True),
     _row("ram_write", _fields(2), UNIT, "swap 1;write_mem 1;pop 1", True),
     _row("ram_read_block", _fields(1), DIGEST, "addi 4;read_mem 5;pop 1", True),
     _row("ram_write_block", (FIELD, DIGEST), UNIT, "pick 5;write_mem 5;pop 1", True),
-    # extension field (§8.8); the dot steps read two X-field elements (or a word and one)
+    # extension field; the dot steps read two X-field elements (or a word and one)
     # from RAM at the pointers and add their product to the accumulator
     _row("xfield", _fields(3), XFIELD, ""),
     _row("xinvert", (XFIELD,), XFIELD, "x_invert"),

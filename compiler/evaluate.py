@@ -1,7 +1,7 @@
 """The reference evaluator: runs a checked program straight from its AST.
 
 It is the compiler's oracle, so it means the language plainly: every value is a tuple of
-field elements in stack layout (first component deepest, language.md §7.2), so results
+field elements in stack layout (first component deepest, docs/reference.md, Layout), so results
 compare directly with what compiled code leaves on the VM; builtins are
 compiler.semantics, which follows Triton VM exactly.  A failure stops the run with an
 error kind named like the VM's (`AssertionFailed`, `FailedU32Conversion`, ...), the

@@ -2,7 +2,7 @@
 
 `BUILTIN_SEMANTICS[name](state, *arguments)` takes the evaluator's state (inputs, output,
 RAM, sponge) and the argument values, each a tuple of field elements in stack layout
-(first component deepest, language.md §7.2), and returns the result the same way.  They
+(first component deepest, docs/reference.md, Layout), and returns the result the same way.  They
 follow Triton VM exactly: u32 preconditions, Tip5 through `vm.tip5`, the argument order
 of hashing and output, the RAM layout of blocks.  A failure raises `Failure`, with an
 error kind named like the VM's (`AssertionFailed`, `FailedU32Conversion`, ...) and the

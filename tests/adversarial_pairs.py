@@ -40,7 +40,7 @@ ONES = "push 1 " * 10
 SQUARE_IS_FOUR = "dup 0 dup 0 mul push 4 eq assert "  # passes for st0 = 2 or p - 2 only
 # st0..st4 := 0, one word at a time, never below the 16-word floor
 ZERO_FIVE = " ".join(f"push 0 swap {slot} pop 1" for slot in range(1, 6))
-# merkle_step_mem with node index 4, written with read_mem and hash (tasm.md §8.2)
+# merkle_step_mem with node index 4, written with read_mem and hash
 MERKLE_AS_HASH = (
     "push {index} swap 6 pop 1 dup 7 addi 4 read_mem 5 pop 1 pick 9 pick 9 pick 9 pick 9 pick 9 "
     "hash push 2 swap 6 pop 1 swap 7 addi 5 swap 7"

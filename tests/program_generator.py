@@ -3,7 +3,7 @@
 `generate(seed, isa, size)` returns a `Case`: program text, the inputs it
 reads, a step limit and the error it was built to end in.  The same seed always
 gives the same case.  Two seeds in three give valid programs that halt; the
-third ends in one error kind (`ERROR_KINDS`, the spec's kinds plus our
+third ends in one error kind (`ERROR_KINDS`, Triton VM's kinds plus our
 StepLimitExceeded, in turn), placed after a valid prefix, so that every kind is
 reached with a non-trivial state.  `generate_valid` and `generate_failing` pick
 the variant explicitly; `SMALL` and `LARGE` are the size presets.

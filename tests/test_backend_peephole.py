@@ -117,7 +117,7 @@ def test_passes_shrink_code():
 @pytest.mark.parametrize(
     "rule",
     [
-        Rule("swap 1; lt", "lt", "operand order matters (language.md C1)"),
+        Rule("swap 1; lt", "lt", "operand order matters (docs/backend.md C1)"),
         Rule("swap 2; pop 1; swap 2; pop 1", "swap 3; pop 2", "RC's collapse (b): not sound"),
         Rule("dup 0; pop_count; pop 1", "", "drops the u32 check"),
         Rule("push {a}; push {b}; add", "push {a * b}", "a wrong fold"),

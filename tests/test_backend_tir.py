@@ -88,7 +88,7 @@ def run_ops(ops: list[Op], stack: list[int]) -> list[int] | None:
 
 @pytest.mark.parametrize("seed", range(20))
 def test_never_built_ops_lower_correctly(seed):
-    """Or, Shl, Shr and Sub (tir.md §1: RC's are missing or reversed)."""
+    """Or, Shl, Shr and Sub (RC's are missing or reversed)."""
     rng = random.Random(seed)
     a, b = rng.randrange(2**32), rng.randrange(2**32)
     n = rng.randrange(32)

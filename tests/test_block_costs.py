@@ -123,7 +123,7 @@ def measure(program, entry: concrete.Entry) -> Measured:
             visits[ip] += 1
             cycles += 1
             op_stack += abs(len(machine.stack) - depth)
-            sponge_inits += name == "sponge_init"  # 1 hash row each (tasm.md §9.6)
+            sponge_inits += name == "sponge_init"  # 1 hash row each (docs/vm.md)
             ip = following
     run = Run(program, machine.output, cycles, machine.stack, machine.ram, visits,
               machine.u32_entries, machine.permutation_inputs, None)  # fmt: skip

@@ -1,4 +1,4 @@
-"""The stack-width budget of language.md §10.3, on functions whose peak is easy to count."""
+"""The stack-width budget (`tri check --stack`), on functions whose peak is easy to count."""
 
 import textwrap
 

@@ -1,7 +1,7 @@
 """vm.cost (the static cost of code) and vm.attribution (a run's heights by block).
 
 The static cost is checked on instructions given in all three shapes against
-tasm.md §8.1/§9 numbers written out here; the attribution on every corpus program
+the per-instruction numbers of docs/vm.md written out here; the attribution on every corpus program
 run on its own inputs and on generated programs (which end in every error kind):
 the blocks' contributions plus the fixed parts must give the measured heights, and
 in a run that halts every block's instructions run equally often.
@@ -22,7 +22,7 @@ from vm.attribution import ATTRIBUTED, attribute, combine, program_blocks
 from vm.cost import StaticCost, attestation_rows, program_height, static_cost
 from vm.isa import instruction_set
 
-# (text, processor, op_stack, ram, hash, words), from tasm.md §8.1 and §9
+# (text, processor, op_stack, ram, hash, words), from the instruction table's rules
 EXAMPLES = [
     ("push 5", 1, 1, 0, 0, 2),
     ("pop 3", 1, 3, 0, 0, 2),
@@ -64,7 +64,7 @@ def test_static_cost_rejects_what_is_not_an_instruction():
 
 
 def test_fixed_parts():
-    # `halt` alone: L = 1, one chunk; a 19-word program: 2 chunks (tasm.md §5.3, §9.1)
+    # `halt` alone: L = 1, one chunk; a 19-word program: 2 chunks (docs/vm.md)
     assert (program_height(1), attestation_rows(1)) == (10, 6)
     assert (program_height(19), attestation_rows(19)) == (20, 12)
 

@@ -1,4 +1,4 @@
-"""`reveal` and `seal` against RC's emitted TASM (language.md §8.9), on the VM.
+"""`reveal` and `seal` against RC's emitted TASM (compiler/check/events.py), on the VM.
 
 For events of 1 to 9 fields and random field values (edge values included), a
 program that reveals and seals the event is compiled, and run on the VM and on the

@@ -60,7 +60,7 @@ def test_inverse(a):
     inverse = field.inverse(a)
     assert 0 < inverse < P
     assert field.mul(a, inverse) == 1
-    assert inverse == pow(a, P - 2, P)  # the definition in §3
+    assert inverse == pow(a, P - 2, P)  # Fermat's little theorem
     assert field.inverse(inverse) == a
 
 

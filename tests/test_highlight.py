@@ -78,7 +78,7 @@ pub fn twice(x: [Field; 2]) -> Field {
 
 TASM_SAMPLES = {
     "annotations": """\
-// every debug annotation (tasm.md §11.6)
+// every debug annotation (docs/vm.md, Assembler)
 /* a block
    comment */
 start:  push -1 addi +7 push 0042

@@ -1,10 +1,10 @@
 """A property test per instruction: random stacks, one instruction, compared with a model.
 
 Each test runs `INSTRUCTION halt` from a drawn stack and checks, independently of
-`vm.isa` where it can: the resulting stack against a plain-Python model of tasm.md
-§8.2, the measured stack-length change against the row's delta, RAM accesses
+`vm.isa` where it can: the resulting stack against a plain-Python model of Triton VM's
+semantics, the measured stack-length change against the row's delta, RAM accesses
 counted by an instrumented RAM against the row's RAM rows, Tip5 permutations
-counted by a wrapper against the hash rows, and the u32 entries of §8.1.
+counted by a wrapper against the hash rows, and the u32 entries it records.
 """
 
 from contextlib import contextmanager
@@ -83,7 +83,7 @@ def test_opcodes_are_unique_and_their_bits_match_the_rows(isa):
         assert (row.opcode & 4 == 4) == row.u32, row.name
 
 
-# --- models of tasm.md §8.2 -------------------------------------------------------------------
+# --- models of the instructions -------------------------------------------------------------
 # A model takes the stack top-first and returns (stack top-first, u32 entries) or an error kind.
 
 

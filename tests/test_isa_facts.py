@@ -300,7 +300,7 @@ def check_success(row: Instruction, argument, state: State, result: Step) -> Non
         row.ram_writes.at(argument),
     )
     assert len(result.permutations) == row.permutations
-    sponge_init_rows = 1 if row.name == "sponge_init" else 0  # tasm.md §9.6
+    sponge_init_rows = 1 if row.name == "sponge_init" else 0  # docs/vm.md
     assert row.hash_rows == HASH_ROWS_PER_PERMUTATION * len(result.permutations) + sponge_init_rows
     assert result.u32_kinds == tuple(sorted(row.u32_entries))
     if not row.sponge:

@@ -1,4 +1,4 @@
-"""Module resolution (language.md §3): paths, roots, aliases, ambiguity, cycles, visibility."""
+"""Module resolution (docs/reference.md): paths, roots, aliases, ambiguity, cycles, visibility."""
 
 import textwrap
 

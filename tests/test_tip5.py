@@ -1,5 +1,5 @@
-"""Tests for vm/tip5.py: the conformance vectors of tasm.md Appendix B.1/B.2, the
-cascade-limb rule of §9.8, and a differential test of the compiled permutation
+"""Tests for vm/tip5.py: the Tip5 and program-digest conformance vectors (docs/vm.md), the
+cascade-limb rule, and a differential test of the compiled permutation
 against the pure-Python reference on random and edge-value states."""
 
 import pytest
@@ -32,7 +32,7 @@ def hex_digest(digest):
     return b"".join(word.to_bytes(8, "little") for word in digest).hex()
 
 
-# Opcodes (tasm.md §8.1): push 1, halt 0, add 42, write_io 19, call 49, dup 33, skiz 2,
+# Opcodes (vm.isa): push 1, halt 0, add 42, write_io 19, call 49, dup 33, skiz 2,
 # recurse 24, return 16, pop 3, read_io 73, swap 41.
 PROGRAM_HALT = [0]
 PROGRAM_PUSH_ADD_WRITE = [1, 1, 1, 2, 42, 19, 1, 0]
@@ -55,7 +55,7 @@ def test_constant_shapes():
     assert tip5.MONTGOMERY_R == 2**32 - 1 and tip5.MONTGOMERY_R_INVERSE == 18446744065119617025
 
 
-def test_split_and_lookup_examples():  # §10.2: the S-box maps 0 -> 0, 1 -> 1, 2 -> 8
+def test_split_and_lookup_examples():  # the S-box maps 0 -> 0, 1 -> 1, 2 -> 8
     assert [tip5.reference_split_and_lookup(x) for x in (0, 1, 2)] == [0, 1, 8]
 
 
@@ -253,7 +253,7 @@ def test_wrong_lengths_are_rejected():
         hash10([0] * 9)
 
 
-# --- traces and cascade limbs (§10.3, §9.8) --------------------------------------------------
+# --- traces and cascade limbs ---------------------------------------------------------------
 
 
 def test_trace_shape_and_ends():

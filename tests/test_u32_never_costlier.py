@@ -1,6 +1,6 @@
 """`-O2` and `-O3` never make a table taller than `-O1` does, the u32 table included.
 
-The u32 table counts distinct entries (instruction kind and operands, tasm.md §9.7),
+The u32 table counts distinct entries (instruction kind and operands, docs/vm.md),
 not executions, so a block rewrite that is cheaper by every static figure can still
 make it taller: u32_growth.tri's `as_u32` checks were `dup 0 pop_count pop 1` at
 `-O1`, and `-O2`'s rules made some of them `push 1 pick k div_mod` and `push 0 xor`, so

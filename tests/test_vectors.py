@@ -1,4 +1,4 @@
-"""Conformance vectors of tasm.md Appendix B.2-B.6: digests, outputs, heights, errors, parser."""
+"""Conformance vectors (docs/vm.md, Conformance): digests, outputs, heights, errors, parser."""
 
 from pathlib import Path
 

@@ -33,7 +33,7 @@ def schoolbook(a, b):
 
 
 def power_by_fermat_inverse(a):
-    """a^(p^3 - 2), the other inverse formula of §4."""
+    """a^(p^3 - 2), the other inverse formula."""
     return xfield.power(a, P**3 - 2)
 
 

@@ -22,7 +22,7 @@ from vm.tables import Heights
 
 @dataclass(frozen=True)
 class Inputs:
-    """Everything a run consumes besides the program (tasm.md §6)."""
+    """Everything a run consumes besides the program (docs/vm.md, The machine)."""
 
     public: tuple[int, ...] = ()
     secret: tuple[int, ...] = ()

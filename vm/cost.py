@@ -3,14 +3,14 @@
 Input: instructions in any of three shapes -- `vm.tasm.Op`s of an assembled
 program, lowered `compiler.lower.asm.Instr`s (anything with `name` and `arg`),
 or `(mnemonic, argument)` pairs.  Output: the rows one execution of them adds
-to the six tables whose height is a fixed number per instruction (tasm.md §9),
-all read from the rows of `vm.isa`:
+to the six tables whose height is a fixed number per instruction (docs/vm.md, How
+tables are counted), all read from the rows of `vm.isa`:
 
-* processor: 1 per instruction, and jump_stack the same (tasm.md §9.5);
-* op_stack: |delta| per instruction (§9.3);
-* ram: RAM words read and written (§9.4);
-* hash: 6 per Tip5 permutation, 1 per `sponge_init` (§9.6);
-* program_words: 1, or 2 for an instruction with an argument (§5.1).  The
+* processor: 1 per instruction, and jump_stack the same;
+* op_stack: |delta| per instruction;
+* ram: RAM words read and written;
+* hash: 6 per Tip5 permutation, 1 per `sponge_init`;
+* program_words: 1, or 2 for an instruction with an argument.  The
   program table and the attestation part of the hash table follow from the
   whole program's words (`program_height`, `attestation_rows`), never from a
   fragment.
@@ -30,7 +30,7 @@ from functools import lru_cache
 
 from vm.isa import HASH_ROWS_PER_PERMUTATION, Instruction, instruction_set
 
-PROGRAM_CHUNK = 10  # words absorbed per Tip5 permutation of program attestation (tasm.md §5.3)
+PROGRAM_CHUNK = 10  # words absorbed per Tip5 permutation of program attestation
 
 
 @dataclass(frozen=True)
@@ -108,15 +108,15 @@ def _row_and_argument(item, rows: dict[str, Instruction]) -> tuple[Instruction, 
 
 
 def attestation_chunks(program_words: int) -> int:
-    """C = ceil((L + 1) / 10): the permutations that hash a program of L words (§5.3)."""
+    """C = ceil((L + 1) / 10): the permutations that hash a program of L words."""
     return (program_words + 1 + PROGRAM_CHUNK - 1) // PROGRAM_CHUNK
 
 
 def program_height(program_words: int) -> int:
-    """The program table: L + 1 rounded up to a multiple of 10 (tasm.md §9.1)."""
+    """The program table: L + 1 rounded up to a multiple of 10."""
     return PROGRAM_CHUNK * attestation_chunks(program_words)
 
 
 def attestation_rows(program_words: int) -> int:
-    """The hash-table rows of program attestation: 6 per absorbed chunk (tasm.md §9.6)."""
+    """The hash-table rows of program attestation: 6 per absorbed chunk."""
     return HASH_ROWS_PER_PERMUTATION * attestation_chunks(program_words)

@@ -133,7 +133,7 @@ class PermutationInputs(_ArraySet):
 def u32_table_rows(entries) -> int:
     """The u32 table's height: per distinct entry, 1 if its dominant operand is 0, else
     that operand's bit length + 1; the dominant operand is the exponent of a `pow`,
-    else the larger operand (tasm.md §9.7)."""
+    else the larger operand (docs/vm.md, How tables are counted)."""
     if not isinstance(entries, U32Entries):
         entries = U32Entries(entries, np.zeros((0, 2), dtype=np.uint64))
     if entries._table_rows is not None and not entries._known:

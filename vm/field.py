@@ -1,4 +1,4 @@
-"""The Goldilocks base field F_p, p = 2^64 - 2^32 + 1 (tasm.md §3).
+"""The Goldilocks base field F_p, p = 2^64 - 2^32 + 1.
 
 Every word of Triton VM is an element of this field.  This module is the single
 place that knows how to add, multiply and invert words, in two forms:

@@ -1,4 +1,4 @@
-"""The TASM interpreter: `Program` + inputs -> `Run` (tasm.md §6-§8).
+"""The TASM interpreter: `Program` + inputs -> `Run` (docs/vm.md, The machine).
 
 `execute` builds one step function per instruction address (vm.handlers),
 then runs the fetch-execute loop until `halt`, a VM error, or the step limit.
@@ -27,7 +27,7 @@ STEP_LIMIT_KIND = "StepLimitExceeded"  # ours, not Triton's: the run was cut off
 
 @dataclass(frozen=True)
 class VMError:
-    """Why a run stopped early: the spec's error kind and where it happened."""
+    """Why a run stopped early: Triton VM's error kind and where it happened."""
 
     kind: str
     ip: int
@@ -45,7 +45,7 @@ class VMError:
 
 @dataclass
 class Machine:
-    """The mutable state of one run (tasm.md §6)."""
+    """The mutable state of one run (docs/vm.md, The machine)."""
 
     program: Program
     stack: list[int]

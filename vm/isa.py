@@ -1,9 +1,9 @@
 """The Triton VM instruction set, as one table.
 
 Every fact about an instruction that is static is a field of one `Instruction`
-row below (tasm.md §8): mnemonic, opcode, size, argument kind; net op-stack
+row below: mnemonic, opcode, size, argument kind; net op-stack
 change and how deep the instruction reads and changes the stack; RAM reads and
-writes, hash-table rows; the u32-table entries it records (§9.7); the public
+writes, hash-table rows; the u32-table entries it records; the public
 and secret words it reads or writes; whether it touches the sponge; its
 control-flow class; and every error kind it can raise.  The assembler,
 interpreter, table counter, cost model, JIT, TIR table, lowering, peephole and
@@ -15,7 +15,7 @@ Quantities that depend on the argument are `Amount`s: `N` is the argument
 (the count of `pop n`, the index of `dup i`), so `pop n` changes `N` words and
 `write_mem n` reads `N + 1`.
 
-Two instruction sets exist (tasm.md §1): REL (every release from v0.42 to
+Two instruction sets exist (docs/vm.md, The machine): REL (every release from v0.42 to
 v7.0.0) and HEAD (master after v7.0.0).  They differ only in opcodes 80 and 88.
 """
 
@@ -40,16 +40,17 @@ ARGUMENT_RANGE = {Arg.COUNT: range(1, 6), Arg.INDEX: range(0, 16)}
 
 ISAS = ("rel", "head")
 
-OP_STACK_MINIMUM = 16  # the op stack never holds fewer words (tasm.md §6)
-HASH_ROWS_PER_PERMUTATION = 6  # hash-table rows of one Tip5 permutation (tasm.md §9.6)
+OP_STACK_MINIMUM = 16  # the op stack never holds fewer words (docs/vm.md, The machine)
+HASH_ROWS_PER_PERMUTATION = 6  # hash-table rows of one Tip5 permutation: its 6-state trace
 
-# The u32-table entry kinds (tasm.md §9.7), in the order the JIT's log encodes them.
+# The u32-table entry kinds (docs/vm.md, How tables are counted), in the order the JIT's
+# log encodes them.
 U32_KINDS = ("split", "lt", "and", "log2", "pow", "popcount")
 
 
 class Failure(StrEnum):
     """The error kinds an instruction can raise, named as the reference names them
-    (tasm.md §7).  A member equals its name as a string."""
+    (docs/vm.md, Errors).  A member equals its name as a string."""
 
     ASSERTION_FAILED = "AssertionFailed"
     VECTOR_ASSERTION_FAILED = "VectorAssertionFailed"
@@ -67,7 +68,7 @@ class Failure(StrEnum):
 
 
 class Flow(Enum):
-    """Where control goes after an instruction (tasm.md §8.2)."""
+    """Where control goes after an instruction."""
 
     STRAIGHT = "straight"  # to the next instruction
     SKIZ = "skiz"  # to the next one, or over it
@@ -170,7 +171,7 @@ class Instruction:
 
     @property
     def size(self) -> int:
-        """Program words: the opcode, and the argument if there is one (tasm.md §5.1)."""
+        """Program words: the opcode, and the argument if there is one."""
         return 1 if self.arg is Arg.NONE else 2
 
     @property
@@ -198,15 +199,15 @@ class Instruction:
         return max(self.reads.at(argument), self.changes.at(argument))
 
     def minimum_depth(self, argument: int | None = None) -> int:
-        """The op-stack length it needs before it runs, else TooShallow (tasm.md §7)."""
+        """The op-stack length it needs before it runs, else TooShallow (16 - min(0, delta))."""
         return OP_STACK_MINIMUM - min(0, self.stack_delta(argument))
 
     def ram_accesses(self, argument: int | None = None) -> int:
-        """RAM-table rows one execution adds: reads and writes (tasm.md §9.4)."""
+        """RAM-table rows one execution adds: reads and writes, not de-duplicated."""
         return self.ram_reads.at(argument) + self.ram_writes.at(argument)
 
     def op_stack_rows(self, argument: int | None = None) -> int:
-        """Op-stack-table rows one execution adds: |delta| (tasm.md §9.3)."""
+        """Op-stack-table rows one execution adds: |delta|."""
         return abs(self.stack_delta(argument))
 
 
@@ -294,7 +295,7 @@ INSTRUCTIONS: tuple[Instruction, ...] = (
 )
 # fmt: on
 
-# Words that may not be used as label names besides the mnemonics (tasm.md §11.5).
+# Words that may not be used as label names besides the mnemonics (docs/vm.md, Assembler).
 RESERVED_WORDS = frozenset({"hint", "error_id", "error_message", "break"})
 
 

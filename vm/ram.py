@@ -2,7 +2,7 @@
 
 Input: RAM cells as a mapping {address: value}, or as segments (start address, words) of
 consecutive cells, each word in (-p, p) (stored canonical, as the interpreter stores input
-words, tasm.md §6); output: `RamImage`, the distinct addresses in increasing order and
+words); output: `RamImage`, the distinct addresses in increasing order and
 their values, two read-only uint64 arrays.  `overlay` puts the cells of another image or
 mapping over an image (theirs win) in linear time, without touching each cell in Python,
 so a model's weights are laid out once and each run adds its own cells.

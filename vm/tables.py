@@ -1,4 +1,4 @@
-"""Table heights and padded height: `Run` -> `Heights` (tasm.md §9).
+"""Table heights and padded height: `Run` -> `Heights` (docs/vm.md, How tables are counted).
 
 All nine heights are computed here and nowhere else, from what a run
 recorded: how often each address executed (times each instruction's static
@@ -20,7 +20,7 @@ from vm.cost import ZERO, attestation_chunks, attestation_rows, instruction_cost
 from vm.isa import HASH_ROWS_PER_PERMUTATION
 from vm.tasm import Program
 
-LOOKUP_HEIGHT = 256  # the full 8-bit S-box table, whatever the program does (§9.9)
+LOOKUP_HEIGHT = 256  # the full 8-bit S-box table, whatever the program does
 
 __all__ = [
     "HASH_ROWS_PER_PERMUTATION",
@@ -35,7 +35,7 @@ __all__ = [
 ]
 
 # The order of reports: the six processor-side tables first, then the three that
-# depend only on the program or on hashing (issue 2, tasm.md §9.10).
+# depend only on the program or on hashing (issue 2).
 REPORT_ORDER = (
     "processor",
     "op_stack",
@@ -99,13 +99,13 @@ class Heights:
 
 
 def padded_height(height: int) -> int:
-    """The smallest power of two >= height (tasm.md §9.10)."""
+    """The smallest power of two >= height."""
     return 1 << max(0, height - 1).bit_length()
 
 
 def u32_entry_rows(entry: tuple[str, int, int]) -> int:
-    """Rows one distinct u32 entry adds (tasm.md §9.7); `effects.u32_table_rows` sums
-    them over many entries at once."""
+    """Rows one distinct u32 entry adds (docs/vm.md, How tables are counted);
+    `effects.u32_table_rows` sums them over many entries at once."""
     kind, left, right = entry
     dominant = right if kind == "pow" else max(left, right)
     return 1 if dominant == 0 else dominant.bit_length() + 1

@@ -1,13 +1,13 @@
 """TASM assembler and disassembler: text -> `Program` -> canonical text.
 
 `parse(text, isa)` follows the syntax that Triton VM's parser accepts
-(tasm.md §11): whitespace- and comment-separated tokens, labels `name:`,
+(docs/vm.md, Assembler): whitespace- and comment-separated tokens, labels `name:`,
 `call` targets resolved to absolute word addresses, debug annotations
 (`break`, `hint ...`, `error_id N`) that occupy no words.  Every syntax error
 is a `TasmSyntaxError` with a 1-based line and column.
 
 A `Program` is a tuple of `Op`s plus the label table; its word encoding and
-program digest (tasm.md §5) are derived from it.  `disassemble` prints the
+program digest (docs/vm.md, The machine) are derived from it.  `disassemble` prints the
 canonical text, which parses back to the same program.
 """
 
@@ -30,7 +30,7 @@ from vm.isa import (
     instruction_set,
 )
 
-# `error_id` may follow the instructions that fail an assertion (tasm.md §11.6).
+# `error_id` may follow the instructions that fail an assertion (`assert`, `assert_vector`).
 ASSERTIONS = frozenset({Failure.ASSERTION_FAILED, Failure.VECTOR_ASSERTION_FAILED})
 
 
@@ -115,7 +115,7 @@ class Program:
 
     @cached_property
     def digest(self) -> tuple[int, ...]:
-        """The program digest: Tip5-varlen of the word list (tasm.md §5.3)."""
+        """The program digest: Tip5-varlen of the word list."""
         return tip5.hash_varlen(self.words)
 
     def label_at(self) -> dict[int, list[str]]:

@@ -1,9 +1,9 @@
-"""The Tip5 permutation and hash modes exactly as Triton VM uses them (tasm.md §10).
+"""The Tip5 permutation and hash modes exactly as Triton VM uses them (docs/vm.md, The machine).
 
 This file computes Tip5 permutations, their 6-state traces, the fixed-length
 (`hash10`) and variable-length (`hash_varlen`) hashes, and the 16-bit cascade
-limbs that each permutation adds to the cascade table (§9.8).  Values at the
-interface are canonical Python ints in [0, P) and tuples.
+limbs that each permutation adds to the cascade table (docs/vm.md, How tables are
+counted).  Values at the interface are canonical Python ints in [0, P) and tuples.
 
 Two implementations give the same results: a plain-Python one here
 (`reference_*`, obviously right, about 0.3 ms a permutation), and the numba
@@ -80,7 +80,7 @@ assert len(ROUND_CONSTANTS) == STATE_SIZE * NUMBER_OF_ROUNDS
 assert all(0 <= constant < P for constant in ROUND_CONSTANTS)
 
 # fmt: off
-MDS_FIRST_COLUMN = (  # §10.2: new[i] = sum_j MDS_FIRST_COLUMN[(i - j) % 16] * s[j]
+MDS_FIRST_COLUMN = (  # the linear layer: new[i] = sum_j MDS_FIRST_COLUMN[(i - j) % 16] * s[j]
     61402, 1108, 28750, 33823, 7454, 43244, 53865, 12034,
     56951, 27521, 41351, 40901, 12021, 59689, 26798, 17845,
 )
@@ -130,7 +130,7 @@ def permutation(state: Sequence[int]) -> tuple[int, ...]:
 
 
 def permutation_trace(state: Sequence[int]) -> tuple[tuple[int, ...], ...]:
-    """The 6 trace states: the input and the state after each of the 5 rounds (§10.3)."""
+    """The 6 trace states: the input and the state after each of the 5 rounds."""
     kernels = _implementation()
     if kernels is None:
         return reference_permutation_trace(_checked(state))
@@ -158,14 +158,14 @@ def cascade_limbs_many(states: Iterable[Sequence[int]]) -> frozenset[int]:
 
 
 def hash10(words: Sequence[int]) -> tuple[int, ...]:
-    """Fixed-length hash (§10.4): 10 words and six 1s, one permutation, first 5 words."""
+    """Fixed-length hash: 10 words and six 1s, one permutation, first 5 words."""
     if len(words) != RATE:
         raise ValueError(f"hash10 takes {RATE} words, got {len(words)}")
     return permutation((*words, *(1,) * (STATE_SIZE - RATE)))[:DIGEST_LENGTH]
 
 
 def pad_varlen(words: Sequence[int]) -> list[int]:
-    """Append 1, then zeros up to a multiple of 10 (§10.5)."""
+    """Append 1, then zeros up to a multiple of 10."""
     padded = [*words, 1]
     padded += [0] * (-len(padded) % RATE)
     return padded
@@ -189,7 +189,7 @@ def varlen_permutation_inputs(words: Sequence[int]) -> list[tuple[int, ...]]:
 
 
 def hash_varlen(words: Sequence[int]) -> tuple[int, ...]:
-    """Variable-length sponge hash (§10.5); also the program digest (§5.3)."""
+    """Variable-length sponge hash; also the program digest."""
     return _absorb_all(words)[1][:DIGEST_LENGTH]
 
 

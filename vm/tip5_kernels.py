@@ -117,7 +117,7 @@ def _permutation_tuple(state):
 
 @njit(cache=True)
 def _limb_array(trace):
-    """The 80 cascade limb look-ups of one permutation trace (§9.8), repeats included."""
+    """The 80 cascade limb look-ups of one permutation trace, repeats included."""
     limbs = np.empty(NUMBER_OF_ROUNDS * NUMBER_OF_SPLIT_AND_LOOKUP_LANES * 4, dtype=np.uint16)
     position = 0
     for state_index in range(NUMBER_OF_ROUNDS):

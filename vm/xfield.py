@@ -1,4 +1,4 @@
-"""The cubic extension field F_p^3 = F_p[X] / (X^3 - X + 1) (tasm.md §4).
+"""The cubic extension field F_p^3 = F_p[X] / (X^3 - X + 1).
 
 An element c0 + c1*X + c2*X^2 is the tuple (c0, c1, c2) of canonical words.
 This module does the X-field arithmetic behind `xx_add`, `xx_mul`, `x_invert`,
@@ -46,7 +46,7 @@ def neg(a: XFieldElement) -> XFieldElement:
 
 
 def mul(a: XFieldElement, b: XFieldElement) -> XFieldElement:
-    """Schoolbook product reduced by X^3 = X - 1 and X^4 = X^2 - X (§4)."""
+    """Schoolbook product reduced by X^3 = X - 1 and X^4 = X^2 - X."""
     a0, a1, a2 = a
     b0, b1, b2 = b
     r0 = a0 * b0 - a2 * b1 - a1 * b2

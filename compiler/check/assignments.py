@@ -1,4 +1,4 @@
-"""Field and index assignment (language.md §0, P3), as assignment of the whole variable.
+"""Field and index assignment (docs/reference.md, Assignment), as assignment of the whole variable.
 
     p.a.b = e        ->   p = P { a: A { b: e, c: p.a.c }, d: p.d }
     v[1] = e         ->   v = [v[0], e, v[2]]

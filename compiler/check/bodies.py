@@ -1,4 +1,4 @@
-"""Type checking of function bodies: statements and expressions (language.md §5-§8).
+"""Type checking of function bodies: statements and expressions (docs/reference.md).
 
 `check_body` walks one function instance and fills its tables: the type of
 every expression, what every name and call resolves to, the type of every

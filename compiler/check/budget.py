@@ -1,4 +1,4 @@
-"""The stack-width budget (language.md §10.3): how many elements a function keeps live.
+"""The stack-width budget (`tri check --stack`): how many elements a function keeps live.
 
 `stack_budget(instance)` is the largest number of elements a straightforward
 lowering has on the stack at once: parameters and every `let` in scope, the

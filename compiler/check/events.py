@@ -1,4 +1,4 @@
-"""Events, `reveal` and `seal` (language.md §4.5, §5.9, §8.9), as the code they mean.
+"""Events, `reveal` and `seal` (docs/reference.md, Events), as the code they mean.
 
 An event has at most nine fields, all `Field`; its tag is its index among the
 events of its file.  `reveal E { .. }` writes the tag and then the fields,

@@ -1,4 +1,4 @@
-"""`match` (language.md §5.7), checked and rewritten as the if-chain it means.
+"""`match` (docs/reference.md, match), checked and rewritten as the if-chain it means.
 
     match e {                     let match@3:5 = e
         0 => { A }                if match@3:5 == 0 { A }

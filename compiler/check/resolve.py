@@ -1,11 +1,11 @@
 """Module resolution: an entry file -> every module it uses, parsed, in dependency order.
 
-Paths follow language.md §3.2 with our library layout: `std.X.Y` is
-`<library>/X/Y.tri`, `vm.X.Y` is `<library>/vm/X/Y.tri`, `os.X.Y` is
-`<library>/os/X/Y.tri` (a library laid out like Trident's own, with `std/`,
-is found too), legacy aliases (§3.2) are honoured, and any other path is
-looked up beside the entry file and then in each `-I` directory, as
-`a/b/c.tri` or `a/b/c/main.tri`.  Import cycles are errors.
+Paths follow Trident's with our library layout (docs/reference.md, `use` and
+qualified names): `std.X.Y` is `<library>/X/Y.tri`, `vm.X.Y` is
+`<library>/vm/X/Y.tri`, `os.X.Y` is `<library>/os/X/Y.tri` (a library laid out like
+Trident's own, with `std/`, is found too), legacy aliases (`LEGACY_ALIASES`) are
+honoured, and any other path is looked up beside the entry file and then in each
+`-I` directory, as `a/b/c.tri` or `a/b/c/main.tri`.  Import cycles are errors.
 """
 
 from __future__ import annotations
@@ -161,7 +161,7 @@ def load_project(
 
 
 def path_suffixes(name: str) -> list[tuple[str, ...]]:
-    """The endings a file's path may have for it to hold module `name` (language.md §3.2)."""
+    """The endings a file's path may have for it to hold module `name`."""
     parts = tuple(name.split("."))
     head, rest = parts[0], parts[1:]
     if head == "std" and rest:

@@ -1,4 +1,4 @@
-"""Module symbol tables and name lookup across modules (language.md §3.3-§3.4).
+"""Module symbol tables and name lookup across modules (docs/reference.md, `use`).
 
 `ModuleScope` holds one module's items and its imports.  Qualified names
 resolve through imports only: by full path or by the short alias (the last
@@ -93,5 +93,5 @@ def _exported(scope: ModuleScope, name: str, kind: str, current: ModuleScope, fu
 
 
 def mangle(module: str) -> str:
-    """The label prefix of a module: dots become underscores (language.md §9.1)."""
+    """The label prefix of a module: dots become underscores (docs/backend.md, the linker)."""
     return module.replace(".", "_")

@@ -1,4 +1,4 @@
-"""Types of checked values, their widths, and their text (language.md §7).
+"""Types of checked values, their widths, and their text (docs/reference.md, Types).
 
 A type is an immutable value: one of the primitive singletons, or an
 `ArrayType`, `TupleType` or `StructType`.  Every value flattens to `width(t)`
@@ -91,7 +91,7 @@ def returnable(result: Type, found: Type | None) -> bool:
     """Whether a function declared to return `result` may return a value of type `found`:
     the same type, or a tuple of five Fields from a function declared `-> Digest`, which
     Trident's own library writes (`(acc0, acc1, acc2, ptr_a, ptr_b)` in its recursive
-    verifier).  Both are the same five words, the first deepest (language.md §7.2); the
+    verifier).  Both are the same five words, the first deepest (docs/reference.md, Layout); the
     declaration says they are a digest, as an intrinsic's does.  Anywhere else a tuple of
     five Fields is not a Digest (E0201)."""
     return found == result or (result == DIGEST and found == FIVE_FIELDS)

@@ -1,9 +1,9 @@
-"""Control flow: structured TIR -> TASM with deferred subroutines (tir.md §2, corrected).
+"""Control flow: structured TIR -> TASM with deferred subroutines (docs/backend.md).
 
 `lower(program, lowerer)` turns every function into its label, its
 straight-line code (blocks lowered by `lowerer`) and, after its `return`,
 the deferred blocks of its branches and loops, so control never falls into a
-body (language.md §12 C10).  Shapes (labels `<function>__then__N`, ...):
+body (docs/backend.md C10).  Shapes (labels `<function>__then__N`, ...):
 
 * `IfOnly(b)`: `skiz` `call THEN` with THEN: b `return`; when b lowers to one
   instruction: `skiz` b.  An empty body just pops the condition.

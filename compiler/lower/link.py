@@ -1,4 +1,4 @@
-"""The linker: lowered functions -> one TASM text (language.md §9.1-§9.2).
+"""The linker: lowered functions -> one TASM text (docs/backend.md, the linker).
 
 A program becomes `call <main>` `halt` followed by every function (only those
 reachable from `main` were built).  Labels are the instance keys, already

@@ -1,9 +1,10 @@
 """Which u32-table entries straight-line code records, as terms over its entry stack.
 
-The u32 table (tasm.md §9.7) holds one entry per distinct (kind, operand, operand)
-that any u32 instruction of a run records, however often it is recorded: `pop_count`
-of x records ("popcount", x, 0), `xor` of a and b ("and", a, b), `div_mod` of n by d
-("lt", n mod d, d) and ("split", n, n div d), and so on (vm.handlers.core).  Code that
+The u32 table (docs/vm.md, How tables are counted) holds one entry per distinct
+(kind, operand, operand) that any u32 instruction of a run records, however often it
+is recorded: `pop_count` of x records ("popcount", x, 0), `xor` of a and b ("and", a,
+b), `div_mod` of n by d ("lt", n mod d, d) and ("split", n, n div d), and so on
+(vm.handlers.core).  Code that
 is cheaper by every static figure can still make the table taller: `dup 0 pop_count
 pop 1` and `push 0 xor` both check that the top is a u32, but where the program also
 takes `pop_count` of the same value elsewhere, the first adds nothing to the table and

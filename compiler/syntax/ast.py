@@ -2,7 +2,7 @@
 
 Nodes compare by identity (`eq=False`), so later stages can key tables by node
 (the checker's types and resolutions).  A dotted name `a.b.c` in an expression
-is kept as one `Var` path and resolved by the checker (language.md §6.1).
+is kept as one `Var` path and resolved by the checker (docs/reference.md, Structs).
 """
 
 from __future__ import annotations

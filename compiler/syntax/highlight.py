@@ -5,7 +5,7 @@ from the project's own tables -- keywords and type keywords from
 `compiler.syntax.parser`, builtin names from `compiler.builtins.BUILTINS`,
 mnemonics and reserved words from `vm.isa` -- so a new keyword, builtin or
 instruction is highlighted without touching this file.  The token rules
-mirror `grammar.lark` (language.md §1) and tasm.md §11.
+mirror `grammar.lark` (docs/reference.md) and the TASM syntax (docs/vm.md, Assembler).
 
 Both lexers are registered as Pygments plugins in `pyproject.toml`, so
 `pygmentize -l trident FILE.tri` works.  Pygments ships a Turbo Assembler
@@ -39,9 +39,9 @@ __all__ = ["TasmLexer", "TridentLexer"]
 
 # --- TASM ------------------------------------------------------------------------------------
 
-# A label: a letter or `_`, then letters, digits, `_` and `-` (tasm.md §11.5).
+# A label: a letter or `_`, then letters, digits, `_` and `-` (docs/vm.md, Assembler).
 _LABEL = r"[^\W\d][\w-]*"
-# `hint name[: Type] = stack[i]` or `stack[i..j]` after the word `hint` (tasm.md §11.6).
+# `hint name[: Type] = stack[i]` or `stack[i..j]` after the word `hint` (docs/vm.md, Assembler).
 _HINT_BODY = (
     r"[a-z_][a-z0-9_]*(?:\s*:\s*\**[A-Za-z_]\w*(?:<[^>\n]*>)?)?"
     r"\s*=\s*stack\s*\[\s*\d+\s*(?:\.\.\s*\d+\s*)?\]"
@@ -102,7 +102,7 @@ _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _DOTTED = _NAME + r"(?:\." + _NAME + r")*"
 # `#[name]` or `#[name(raw tokens)]`, one level of nested parentheses (grammar.lark ATTR_ARGS).
 _ATTRIBUTE = r"#\s*\[\s*" + _NAME + r"\s*(?:\((?:[^()]|\([^()]*\))*\))?\s*\]"
-# A call: the `(` on the same line as the name, optionally after `<sizes>` (language.md §6.1).
+# A call: the `(` on the same line as the name, optionally after `<sizes>` (docs/reference.md).
 _CALL_AHEAD = r"(?=[ \t]*(?:\(|<[^>\n]*>[ \t]*\())"
 
 _NAMESPACE_KEYWORDS = frozenset({"program", "module", "use"})
@@ -134,7 +134,7 @@ class TridentLexer(RegexLexer):
             (r"\s+", Whitespace),
             (r"//[^\n]*", Comment.Single),
             (_ATTRIBUTE, Name.Decorator),
-            # asm { raw TASM }, asm(+N) { ... }, asm(triton, -N) { ... } (language.md §5.10)
+            # asm { raw TASM }, asm(+N) { ... }, asm(triton, -N) { ... } (docs/reference.md, asm)
             (
                 r"(asm)(\s*)(\([^)]*\))?(\s*)(\{)([^}]*)(\})",
                 bygroups(

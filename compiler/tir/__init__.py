@@ -1,1 +1,1 @@
-"""TIR: the stack IR between the checked AST and TASM (tir.md)."""
+"""TIR: the stack IR between the checked AST and TASM (docs/backend.md, TIR)."""

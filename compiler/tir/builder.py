@@ -1,4 +1,4 @@
-"""The TIR builder: a checked program -> `tir.Program` (tir.md §3, with its corrections).
+"""The TIR builder: a checked program -> `tir.Program` (RC's, corrected: docs/backend.md).
 
 `build_tir(checked)` compiles every function instance reachable from `main`
 (or, for a module, from its public functions).  Each function is built by

@@ -1,7 +1,7 @@
-"""The static cost estimate of tir.md §7 (RC's model), per function: checked AST -> `Cost`.
+"""RC's static cost estimate (docs/backend.md, Cost), per function: checked AST -> `Cost`.
 
 Six tables, in RC's order: processor, hash, u32, op_stack, ram, jump_stack.
-Builtins and operators cost the vectors of §7.1-§7.2; `let` costs its value
+Builtins and operators cost RC's vector for each; `let` costs its value
 plus one stack op, an assignment its value plus two, an `if` its condition
 plus the larger branch (component-wise) plus the if overhead, a `for` its end
 plus (body + loop overhead) times the iteration count (the bound, else the

@@ -2,7 +2,7 @@
 positions of each type that the block contracts may call u32 (optimizer.md §2).
 
 `Bool` values are always 0 or 1: only `==`, `<` and the literals make them.  `U32` values are
-below 2^32 by the invariant of language.md §7.1, which every op that makes one keeps
+below 2^32 by the language's invariant (docs/reference.md), which every op that makes one keeps
 (`as_u32` and `split` check, `&` `^` `/%` `log2` `pop_count` `merkle_step` fail on anything
 else) with two exceptions: `pow` (base^exp mod p) and a loop variable, which runs from START
 to END - 1 whatever the bounds' types.  `u32_invariant_holds` says whether a build has

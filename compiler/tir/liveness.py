@@ -107,7 +107,7 @@ class Order:
     Operands are evaluated left to right, except for `<`, `/%` and the builtins
     whose TASM starts with `swap 1` (`pow`, `ram_write`): when both operands
     are effect-free, the right one is evaluated first, so that no `swap 1` is
-    needed (language.md §8.4).  Effect-free: no calls that change state (I/O,
+    needed.  Effect-free: no calls that change state (I/O,
     secret input, RAM writes, sponge) directly or through a user function.
     """
 

@@ -1,4 +1,4 @@
-"""The TIR operations, as one table (tir.md §1), and the op values built from it.
+"""The TIR operations, as one table (docs/backend.md, TIR), and the op values built from it.
 
 TIR is stack-explicit: the builder has already decided every `dup`, `swap` and
 `pop`, so a straight-line TIR op is one Triton instruction or a short fixed
@@ -13,14 +13,14 @@ here: they are those of its template's instructions, read from `vm.isa`
 (`template_effects`).  The builder, effect checker, printer, lowering and
 cost model read the rows.
 
-Besides the 54 ops of tir.md we have `Pick`, `Place` and `AddI` (newer Triton
+Besides the 54 ops of RC's TIR we have `Pick`, `Place` and `AddI` (newer Triton
 instructions the stack manager and peephole need), `XAdd`/`XMul` (the
-XField `+`/`*`, which RC wrongly lowers to `add`/`mul`, language.md §12 C13) and
+XField `+`/`*`, which RC wrongly lowers to `add`/`mul`, docs/backend.md C13) and
 `Facts`, an annotation with no TASM that carries the stack manager's knowledge to
 the block contracts.
 `Lt`, `DivMod` and `Pow` have Triton's operand order: the builder emits the
 `Swap(1)` (or pushes the operands in swapped order) that the source order
-needs (language.md §12 C1-C3).  `Or`, `Shl` and `Shr` are never built; their
+needs (docs/backend.md C1-C3).  `Or`, `Shl` and `Shr` are never built; their
 lowerings are correct ones (RC's `Or` is not an instruction and its `Shr`
 reverses the operands).
 """
@@ -272,7 +272,7 @@ OPS_LIST: tuple[OpInfo, ...] = (
 )
 
 OPS: dict[str, OpInfo] = {row.name: row for row in OPS_LIST}
-TIR_SPEC_OPS = 54  # the ops of tir.md §1; the rest of the table is ours
+TIR_SPEC_OPS = 54  # the ops of RC's TIR; the rest of the table is ours
 EXTRA_OPS = ("Pick", "Place", "AddI", "XAdd", "XMul", "Facts")
 
 

@@ -10,7 +10,7 @@ that make the machine match the model afterwards.
 Window: only the top 16 slots are addressable (`dup`/`swap`/`pick` 0..15).
 Invariant: every slot that is not a temporary is at depth <= 15.  Before a
 push would break it, `make_room` drops deep garbage and spills the least
-recently used variable to RAM (tir.md §4 "For us": `pick d` then
+recently used variable to RAM (docs/backend.md, Spills: `pick d` then
 `push addr` `write_mem n` `pop 1`, up to five contiguous elements at once).
 Temporaries may sink below the window: they are only ever consumed from the
 top.  Spill slots are handed out from 2^30 upward, one region per value,

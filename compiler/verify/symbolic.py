@@ -5,7 +5,7 @@ Input: a block (a `vm.tasm.Program` or a sequence of `Op`s, with no `skiz`,
 Output: a `Summary` -- what the block does to every entry state at once:
 
 * the exit stack as polynomials in the entry words `s0, s1, ...` (s0 = entry
-  st0) and in atoms for everything that is not a polynomial (tasm.md §8.2);
+  st0) and in atoms for everything that is not a polynomial (as vm.handlers defines them);
 * the failure conditions: canonical guards (compiler.verify.guards) with the
   error kind of their first occurrence, the entry stack length below which the
   block fails with TooShallow, the input tokens it consumes (a stream that runs

@@ -1,4 +1,4 @@
-"""The symbolic meaning of each straight-line instruction (tasm.md §8.2).
+"""The symbolic meaning of each straight-line instruction (as vm.handlers executes it).
 
 Input: the symbolic machine `compiler.verify.symbolic.State` and the
 instruction's argument.  Output: none; a handler updates the state -- the

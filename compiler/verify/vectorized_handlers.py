@@ -1,4 +1,4 @@
-"""The meaning of each straight-line instruction on many lanes at once (tasm.md §8.2).
+"""The meaning of each straight-line instruction on many lanes at once (as vm.handlers).
 
 Input: the lane machine `compiler.verify.vectorized.Run` and the instruction's
 argument.  Output: none; a handler updates every lane the way the matching

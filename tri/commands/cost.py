@@ -9,7 +9,7 @@ program table and the attestation rows reproduce the measured heights exactly).
 A module (no `main`) has no inputs of its own: each public function runs on the bench
 cases of `tri bench` (`compiler.cost_runs`), and the report is per function.
 
-RC's estimate of tir.md §7 (`compiler/tir/cost.py`) is shown only with `--estimate`,
+RC's static estimate (`compiler/tir/cost.py`, docs/backend.md) is shown only with `--estimate`,
 after the exact figures and labelled: it is computed from the source, not the code (a
 builtin costs its table entry whatever it lowers to, `sponge_absorb_mem` 1 cycle for 7
 instructions; the stack manager's moves, the branch and loop shapes and the peephole are
@@ -638,7 +638,7 @@ def _percent(part: int, whole: int) -> str:
     return f"{100 * part / whole:.1f}%" if whole else "-"
 
 
-# --- RC's estimate (tir.md §7) -------------------------------------------------------------------
+# --- RC's estimate -----------------------------------------------------------------------------
 
 
 def estimate_report(checked, owners: dict[str, str]) -> dict:

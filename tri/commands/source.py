@@ -49,7 +49,7 @@ def add_contract_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
-PROFILES = ("debug", "release")  # language.md §4.1: the active #[cfg] flag
+PROFILES = ("debug", "release")  # the active #[cfg] flag (docs/reference.md, Attributes)
 
 
 def add_level_options(parser: argparse.ArgumentParser) -> None:

@@ -1,9 +1,9 @@
-"""Instruction semantics: one handler factory per instruction (tasm.md §8.2).
+"""Instruction semantics: one handler factory per instruction, as Triton VM defines them.
 
 `HANDLERS[name](machine, site)` returns a step function for one instruction at
 one address.  A step function executes the instruction on `machine`'s state
 and returns the next instruction pointer, or raises `Fault` with the error
-kind of tasm.md §7.  The generic depth check of §7 (`len(stack) + delta < 16`)
+kind (docs/vm.md, Errors).  The generic depth check (`len(stack) + delta < 16`: TooShallow)
 is made by each handler whose delta is negative, using `site.min_depth`.
 
 Handlers record their effects on the co-processor tables -- u32 entries and

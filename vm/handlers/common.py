@@ -13,7 +13,7 @@ ONES = (1,) * 6
 
 
 class Fault(Exception):
-    """An instruction failed; `kind` is the spec's error name (tasm.md §7): a
+    """An instruction failed; `kind` is Triton VM's error name (docs/vm.md, Errors): a
     `vm.isa.Failure`, or the run loop's own StepLimitExceeded."""
 
     def __init__(self, kind: str, message: str):

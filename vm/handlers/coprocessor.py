@@ -1,5 +1,5 @@
 """Handlers of the instructions that use RAM, Tip5 or the extension field: memory,
-hashing and the sponge, X-field arithmetic, Merkle, dot and Horner steps (tasm.md §8.2)."""
+hashing and the sponge, X-field arithmetic, Merkle, dot and Horner steps."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Handlers of the instructions that touch only the op stack, the jump stack, the
 input streams and the u32 table: stack manipulation, control flow, base-field and
-u32 arithmetic, I/O (tasm.md §8.2)."""
+u32 arithmetic, I/O."""
 
 from __future__ import annotations
 

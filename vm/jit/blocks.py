@@ -14,7 +14,7 @@ anything on entry.  All other edges (fall-through, `skiz`) go forward, so
 every loop passes a checkpoint, and the code from a checkpoint to the next one
 is a DAG: its *region*.  A checkpoint's `Guard` holds, over every path through
 its region, the most steps taken, the op-stack depth needed so that no
-instruction is TooShallow (tasm.md §7, with the interpreter's per-instruction
+instruction is TooShallow (the interpreter's per-instruction
 `16 - min(0, delta)`), the most the op stack grows, and bounds on what is
 appended to the jump stack, RAM, output and the two effect records.  If the guard
 holds, nothing in the region can run out of steps, stack or buffer space.
@@ -39,11 +39,11 @@ import numpy as np
 from vm.isa import OP_STACK_MINIMUM, Flow
 from vm.tasm import Op, Program
 
-MINIMUM_DEPTH = OP_STACK_MINIMUM  # the op stack always holds 16 words (tasm.md §6)
+MINIMUM_DEPTH = OP_STACK_MINIMUM  # the op stack always holds 16 words
 
 
 def required_depth(op: Op) -> int:
-    """The op-stack length this instruction needs before it runs (tasm.md §7)."""
+    """The op-stack length this instruction needs before it runs (else TooShallow)."""
     return op.instruction.minimum_depth(op.argument)
 
 

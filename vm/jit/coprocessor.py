@@ -1,5 +1,5 @@
 """IR emitters of the instructions that use RAM, Tip5 or the extension field: memory,
-hashing and the sponge, X-field arithmetic, Merkle, dot and Horner steps (tasm.md §8.2).
+hashing and the sponge, X-field arithmetic, Merkle, dot and Horner steps.
 
 The counterpart of `vm.handlers.coprocessor`, with the conventions of
 `vm.jit.instructions`: checks first, in the handler's order, then changes.
@@ -14,7 +14,7 @@ from vm.jit import arith, memory
 from vm.jit.arith import I64, I64_POINTER, constant
 from vm.jit.layout import DIGEST_WORDS, PAGE_BITS, Control
 
-ONES = [constant(1)] * 6  # the capacity of a fixed-length hash (tasm.md §10.4)
+ONES = [constant(1)] * 6  # the capacity of a fixed-length hash: six 1s
 
 # --- memory ------------------------------------------------------------------------------
 

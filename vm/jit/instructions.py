@@ -1,4 +1,4 @@
-"""One IR emitter per instruction: the semantics of tasm.md §8.2 as native code.
+"""One IR emitter per instruction: Triton VM's meaning of each, as native code.
 
 Input: a `vm.jit.codegen.Context` positioned inside a block, and the `Op`;
 output: IR that does what the instruction's handler in `vm.handlers` does, with

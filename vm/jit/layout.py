@@ -43,7 +43,7 @@ class Control(IntEnum):
     DIGEST_POSITION = 6
     OUTPUT_LENGTH = 7
     U32_LENGTH = 8  # distinct u32 entries
-    U32_ROWS = 9  # the u32 table's height: rows of the distinct entries (tasm.md §9.7)
+    U32_ROWS = 9  # the u32 table's height: rows of the distinct entries
     PERMUTATION_LENGTH = 10  # distinct permutation inputs, rows of `permutation_log`
     SPONGE_READY = 11  # 1 after sponge_init
     BUDGET = 12  # steps left before StepLimitExceeded
@@ -97,7 +97,7 @@ class Status(IntEnum):
     CONTINUE = 4  # a unit left for control[IP], in another unit (vm.jit.units); internal
 
 
-# Error kinds a compiled program detects itself, by code (tasm.md §7): the instructions' kinds
+# Error kinds a compiled program detects itself, by code: the instructions' kinds
 # (vm.isa) but TooShallow, since a block that would be too shallow is handed to the
 # interpreter, and our own kind for a return address no call of the program pushed (a JIT bug).
 ERROR_KINDS = (
@@ -105,7 +105,7 @@ ERROR_KINDS = (
     "InternalReturnAddress",
 )
 
-# u32 entry kinds by code, as the interpreter names them (tasm.md §9.7).
+# u32 entry kinds by code, as the interpreter names them (vm.isa.U32_KINDS).
 U32_KINDS = effects.U32_KINDS
 POW_CODE = U32_KINDS.index("pow")
 

@@ -20,7 +20,7 @@ them and rebuild the index.  The layout (vm.jit.layout):
 The written mask of a page has bit i set when cell i was written (or given as
 initial RAM): a run's RAM is exactly those cells, as the interpreter's
 dictionary holds exactly the addresses written.  A missing cell reads as 0 and
-is not created (tasm.md §6).
+is not created.
 """
 
 from __future__ import annotations

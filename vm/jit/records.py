@@ -9,7 +9,7 @@ sorted or converted to count them:
 - `u32_record(control, table, lhs, kind << 32 | rhs)` adds a u32 entry to an
   open-addressing set of slots `(lhs + 1, kind << 32 | rhs)` (0: empty; lhs
   is below p, so lhs + 1 is never 0); a new entry adds 1 to
-  `control[U32_LENGTH]` and its rows (tasm.md §9.7: the bit length of the
+  `control[U32_LENGTH]` and its rows (the bit length of the
   dominant operand + 1, or 1) to `control[U32_ROWS]`.
   `u32_insert_table(control, table, source, slots)` enters every entry of
   another table of that format (to grow the table, or to add entries the

@@ -1,11 +1,11 @@
-"""The Tip5 permutation as LLVM IR (tasm.md §10), compiled once per machine.
+"""The Tip5 permutation as LLVM IR, compiled once per machine.
 
 Input: the constants of `vm.tip5`; output: `emit_permutation(module, name,
 marking)`, which adds `void name(i64* input, i64* output[, i64* cascade])` to a
 module: the permutation of the 16 canonical words at `input`, written
 canonical to `output` (the two may be the same buffer).  With `marking` the
 function also sets, in the 65,536-bit map `cascade`, the bit of every 16-bit
-limb the permutation looks up in the cascade table (§9.8): the four limbs of
+limb the permutation looks up in the cascade table: the four limbs of
 the Montgomery form of lanes 0..3 of each round's input, as
 `vm.tip5.reference_cascade_limbs` lists them.  JIT-compiled programs call
 these through the helper table (vm.jit.helpers), so they are compiled once.
