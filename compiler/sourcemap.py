@@ -78,7 +78,8 @@ def origin_of(instance, node) -> Origin:
     copied = getattr(node, "source_origin", None)
     own = getattr(node, "kept_span", None) or node.span  # an inlined call's argument
     path, span = copied or (instance.path, own)
-    site = (*getattr(node, "source_calls", ()), (instance.path, node.span)) if copied else ()
+    here = getattr(node, "site_span", None) or node.span  # the call it was inlined at
+    site = (*getattr(node, "source_calls", ()), (instance.path, here)) if copied else ()
     contract = getattr(node, "contract", None)  # compiler.contracts: `requires(a < b)`
     if contract is not None:
         return Origin(path, span, "contract", contract, inlined_at=site)

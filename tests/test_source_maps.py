@@ -281,3 +281,41 @@ def test_a_failing_argument_is_the_callers_own_code(tmp_path, capsys, mode):
     assert notes == [f"= note: called from {path}:15:14"]
     code, _, err = tri(capsys, "run", path, *mode)  # no input: io.read() in main's call
     assert code == 1 and f"{path}:15:18: error[" in err and "called from" not in err
+
+
+ARGUMENT_CALL = """program dc
+
+use vm.io.io
+use vm.core.assert
+
+fn check(x: Field) -> Field {
+    assert.eq(x, 5)
+    x
+}
+
+fn double(x: Field) -> Field {
+    x + x
+}
+
+fn main() {
+    let x: Field = io.read()
+    io.write(double(check(x)))
+}
+"""
+
+
+@pytest.mark.parametrize(
+    "mode",
+    [["--reference"]]
+    + [["--engine", engine, f"-O{level}"] for engine in ("interp", "jit") for level in LEVELS],
+    ids=" ".join,
+)
+def test_a_call_that_is_an_argument_is_named_at_its_own_place(tmp_path, capsys, mode):
+    """In `double(check(x))` a failure inside `check` was called from `check(x)`, not from
+    `double(...)`, whichever of the two the inliner copies first."""
+    path = tmp_path / "dc.tri"
+    path.write_text(ARGUMENT_CALL)
+    code, _, err = tri(capsys, "run", path, "--input", "4", *mode)
+    assert code == 1 and f"{path}:7:5: error[AssertionFailed]: assert.eq failed: 4 != 5" in err
+    notes = [line.strip() for line in err.splitlines() if "called from" in line]
+    assert notes == [f"= note: called from {path}:17:21"]

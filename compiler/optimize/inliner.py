@@ -254,7 +254,9 @@ class _Caller:
             if last.value is not None:
                 statements_.append(ast.ExprStatement(last.value, last.span))
         block = ast.Block([*lets, *statements_], call.span)
-        _respan(block, call.span)
+        # a call that is itself an inlined call's argument has its own place (`kept_span`):
+        # the call site its body's failures name
+        _respan(block, call.span, getattr(call, "kept_span", None))
         inlined = ast.Inlined(callee.key, block, call.span)
         for name in TABLES:
             self.tables[name].update(tables[name])
@@ -458,7 +460,9 @@ def _keep_origins(node, path: str) -> None:
             if getattr(node, "source_origin", None) is None:
                 node.source_origin = (path, getattr(node, "kept_span", None) or node.span)
             else:  # inlined into the callee before: its span is that call's, in `path`
-                node.source_calls = (*getattr(node, "source_calls", ()), (path, node.span))
+                site = getattr(node, "site_span", None) or node.span
+                node.source_calls = (*getattr(node, "source_calls", ()), (path, site))
+                node.site_span = None
         for name in node.__dataclass_fields__:
             if name != "span":
                 _keep_origins(getattr(node, name), path)
@@ -467,30 +471,37 @@ def _keep_origins(node, path: str) -> None:
 def _keep_spans(node) -> None:
     """Note on every node of a call's argument, which is the caller's own code, its span
     (`kept_span`) before `_respan` gives it the call's: a failure in it is reported where
-    it was written, with no call around it (compiler.sourcemap.origin_of)."""
+    it was written, with no call around it (compiler.sourcemap.origin_of); on code inlined
+    into the argument already, the span of the call it was inlined at (`site_span`)."""
     if isinstance(node, list | tuple) and not isinstance(node, ast.Span):
         for element in node:
             _keep_spans(element)
     elif _is_node(node):
-        if hasattr(node, "span") and getattr(node, "kept_span", None) is None:
-            if getattr(node, "source_origin", None) is None:  # copied code has its own
-                node.kept_span = node.span
+        if hasattr(node, "span"):
+            if getattr(node, "source_origin", None) is None:
+                if getattr(node, "kept_span", None) is None:
+                    node.kept_span = node.span
+            elif getattr(node, "site_span", None) is None:  # code inlined into the argument:
+                node.site_span = node.span  # the call it was inlined at, before `_respan`
         for name in node.__dataclass_fields__:
             if name != "span":
                 _keep_spans(getattr(node, name))
 
 
-def _respan(node, span) -> None:
-    """Give every node of a copied body the call's span (so `inside` tests by span agree)."""
+def _respan(node, span, site=None) -> None:
+    """Give every node of a copied body the call's span (so `inside` tests by span agree);
+    `site`, when the call's own place differs from its span, is noted as `site_span`."""
     if isinstance(node, list | tuple) and not isinstance(node, ast.Span):
         for element in node:
-            _respan(element, span)
+            _respan(element, span, site)
     elif _is_node(node):
+        if site is not None and getattr(node, "source_origin", None) is not None:
+            node.site_span = site
         for name in node.__dataclass_fields__:
             if name == "span":
                 node.span = span
             else:
-                _respan(getattr(node, name), span)
+                _respan(getattr(node, name), span, site)
 
 
 def _is_node(value) -> bool:
