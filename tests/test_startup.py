@@ -57,6 +57,19 @@ def test_a_command_loads_what_it_uses_only():
     assert not loaded & {"numpy", "numba", "llvmlite", "rich", "pygments"}
 
 
+def test_a_program_with_range_checks_loads_no_numba(tmp_path):
+    """A program using as_u32 at -O1 took 1.0-1.7 s and 165 MB to start: the numba kernels
+    were imported for its range checks.  A short run needs none of them."""
+    program = tmp_path / "checked.tri"
+    program.write_text(
+        "program checked\n\nuse vm.core.convert\n\nfn main() {\n"
+        "    let i: U32 = convert.as_u32(pub_read())\n    pub_write(convert.as_field(i))\n}\n"
+    )
+    for command in (["run", str(program), "--input", "7"], ["cost", str(program), "--input", "7"]):
+        loaded = _imported(*command)
+        assert "numba" not in loaded, command
+
+
 LOOP = "        push 0\n        call forever\nforever: push 1 add\n        recurse\n"
 MARK = "native code started"
 # Runs `tri` with the JIT's native entry wrapped to say when native code starts.
