@@ -210,6 +210,7 @@ def test_the_pipeline_runs_its_steps_in_order():
     names = [step.name for step in STEPS]
     assert names == [
         "ast",
+        "contracts",
         "checked",
         "inline",
         "tir",
@@ -219,7 +220,7 @@ def test_the_pipeline_runs_its_steps_in_order():
         "tasm-opt",
         "tasm",
     ]
-    assert [step.level for step in STEPS] == [0, 0, 1, 0, 1, 2, 0, 1, 0]
+    assert [step.level for step in STEPS] == [0, 0, 0, 1, 0, 1, 2, 0, 1, 0]
     seen = []
 
     def dump(*step):
@@ -233,10 +234,11 @@ def test_the_pipeline_runs_its_steps_in_order():
         assert [ran for _, _, ran in seen] == [level >= step.level for step in STEPS]
         assert seen[-1][1] == compiled.text
         if level == 0:  # the optimizing steps pass their input on
-            assert seen[2][1] == seen[1][1]
-            assert seen[4][1] == seen[3][1] and seen[7][1] == seen[6][1]
+            assert seen[3][1] == seen[2][1]
+            assert seen[5][1] == seen[4][1] and seen[8][1] == seen[7][1]
         if level < 2:  # no loop is unrolled below -O2
-            assert seen[5][1] == seen[4][1]
+            assert seen[6][1] == seen[5][1]
+        assert seen[1][1] == seen[0][1]  # no contracts in the module: the same tree
         seen.clear()
 
 
