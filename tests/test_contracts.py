@@ -107,3 +107,12 @@ def test_tri_test_checks_contracts_when_asked(tmp_path, capsys):
     code, out, _ = tri(capsys, "test", path, "--check-contracts")
     assert code == 1
     assert f"FAIL {path}::doubles: {path}:5:1: contract #[ensures(result == x + x)]" in out
+
+
+def test_a_contract_may_nest_parentheses(tmp_path, capsys):
+    nested = "#[requires((convert.as_field(a) == 0) == false)]"
+    text = PROGRAM.replace("#[requires(convert.as_field(b) == 0 == false)]", nested)
+    path = _write(tmp_path, text)
+    code, out, err = tri(capsys, "run", path, "--input", "0,1", "--check-contracts")
+    assert code == 1 and f"contract #[{nested[2:-1]}] does not hold" in err
+    assert tri(capsys, "run", path, "--input", "3,1", "--check-contracts")[:2] == (0, "4\n5\n")

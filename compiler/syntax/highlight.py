@@ -100,8 +100,11 @@ class TasmLexer(RegexLexer):
 
 _NAME = r"[A-Za-z_][A-Za-z0-9_]*"
 _DOTTED = _NAME + r"(?:\." + _NAME + r")*"
-# `#[name]` or `#[name(raw tokens)]`, one level of nested parentheses (grammar.lark ATTR_ARGS).
-_ATTRIBUTE = r"#\s*\[\s*" + _NAME + r"\s*(?:\((?:[^()]|\([^()]*\))*\))?\s*\]"
+# `#[name]` or `#[name(raw tokens)]`, parentheses nested up to six deep (grammar.lark ATTR_ARGS).
+_PARENTHESES = r"\([^()]*\)"
+for _ in range(5):
+    _PARENTHESES = r"\((?:[^()]|" + _PARENTHESES + r")*\)"
+_ATTRIBUTE = r"#\s*\[\s*" + _NAME + r"\s*(?:" + _PARENTHESES + r")?\s*\]"
 # A call: the `(` on the same line as the name, optionally after `<sizes>` (docs/reference.md).
 _CALL_AHEAD = r"(?=[ \t]*(?:\(|<[^>\n]*>[ \t]*\())"
 
