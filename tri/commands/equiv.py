@@ -1,9 +1,12 @@
 """`tri equiv A.tasm B.tasm`: are two straight-line blocks the same?
+`tri equiv FILE.tri F G`: are two functions of a program the same?
 
 Prints `equivalent` (exit 0), `different` with a counterexample the interpreter
-confirms (exit 1), or `unknown` when neither could be shown (exit 1: not
-proven).  Unreadable files, syntax errors and blocks with control flow are
-usage errors (exit 2).
+(for functions: the VM, running each function on it) confirms (exit 1), or `unknown`
+when neither could be shown (exit 1: not proven).  Unreadable files, syntax errors,
+blocks with control flow and functions of other types are usage errors (exit 2).
+Functions are compared by compiler.audit: same result, same output, and failing on the
+same inputs, for every input.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import json
 import math
 
 from tri.commands.common import EXIT_FAILED, EXIT_OK, UsageError, load_tasm
+from tri.commands.source import add_source_options
 from vm.isa import ISAS
 
 
@@ -46,8 +50,9 @@ def slots(text: str) -> frozenset[int]:
 
 def register(commands) -> None:
     parser = commands.add_parser("equiv")
-    parser.add_argument("first", help="block A (.tasm, no control flow)")
-    parser.add_argument("second", help="block B (.tasm, no control flow)")
+    parser.add_argument("first", help="block A (.tasm, no control flow), or a .tri file")
+    parser.add_argument("second", help="block B (.tasm, no control flow), or function F")
+    parser.add_argument("third", nargs="?", metavar="G", help="with a .tri file: function G")
     parser.add_argument(
         "--inputs",
         type=non_negative,
@@ -79,6 +84,7 @@ def register(commands) -> None:
     parser.add_argument("--isa", choices=ISAS, default="rel", help="instruction set (default: rel)")
     parser.add_argument("--seed", type=non_negative, default=0, help="seed of the random inputs")
     parser.add_argument("--json", action="store_true", help="print one JSON object")
+    add_source_options(parser)
     parser.set_defaults(handler=command_equiv)
 
 
@@ -93,7 +99,7 @@ def _load_block(path: str, isa: str):
         op = error.op
         problem = f"'{op.text}' is control flow; tri equiv compares straight-line blocks"
         if op.instruction.name == "skiz":
-            problem += " (a skiz only before swap, pick, place or nop)"
+            problem += " (a skiz only before swap, pick, place, nop or addi)"
         raise UsageError(f"{path}:{op.line}:{op.column}: error: {problem}") from None
     return program
 
@@ -105,6 +111,8 @@ def _bound_text(bound: float) -> str:
 
 
 def command_equiv(arguments) -> int:
+    if arguments.first.endswith(".tri") or arguments.third is not None:
+        return _functions(arguments)
     from compiler.verify import Assumptions, check_equivalent
 
     first = _load_block(arguments.first, arguments.isa)
@@ -138,3 +146,57 @@ def command_equiv(arguments) -> int:
     else:
         print(f"unknown: {verdict.reason}")
     return EXIT_OK if verdict.equivalent else EXIT_FAILED
+
+
+def _functions(arguments) -> int:
+    """`tri equiv FILE F G`."""
+    from compiler.audit import equivalent_functions
+    from compiler.audit.audit import instance_key
+    from tri.commands.audit import checked_with_contracts, function_names, require_solvers
+
+    if arguments.third is None:
+        raise UsageError(f"error: name two functions of {arguments.first}: tri equiv FILE F G")
+    checked = checked_with_contracts(arguments.first, arguments)
+    function_names(checked, [arguments.second, arguments.third])
+    first, second = (
+        checked.instances[instance_key(checked, name)]
+        for name in (arguments.second, arguments.third)
+    )
+    if [type_ for _, type_ in first.params] != [type_ for _, type_ in second.params] or (
+        first.result != second.result
+    ):
+        raise UsageError(
+            f"error: '{arguments.second}' and '{arguments.third}' have different types: "
+            f"{_signature(first)} and {_signature(second)}"
+        )
+    require_solvers()
+    verdict = equivalent_functions(checked, arguments.second, arguments.third)
+    if arguments.json:
+        report = verdict.as_json()
+        report["file"], report["functions"] = arguments.first, [arguments.second, arguments.third]
+        print(json.dumps(report))
+    elif verdict.status == "equivalent":
+        print(f"equivalent (proven by {verdict.solver} for every input)")
+    elif verdict.status == "different":
+        values = ", ".join(f"{name} = {_words(words)}" for name, words in verdict.arguments)
+        print(
+            f"different: on {values or 'no arguments'}"
+            + (f"; input {_words(verdict.public)}" if verdict.public else "")
+            + (f"; secret {_words(verdict.secret)}" if verdict.secret else "")
+        )
+        for name, observed in zip(
+            (arguments.second, arguments.third), verdict.observed, strict=True
+        ):
+            print(f"  {name} {observed}")
+    else:
+        print(f"unknown: not proven: {verdict.reason}")
+    return EXIT_OK if verdict.status == "equivalent" else EXIT_FAILED
+
+
+def _signature(instance) -> str:
+    params = ", ".join(str(type_) for _, type_ in instance.params)
+    return f"({params}) -> {instance.result}"
+
+
+def _words(words: list[int]) -> str:
+    return str(words[0]) if len(words) == 1 else "[" + ", ".join(map(str, words)) + "]"
