@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from compiler.audit import solvers
 from compiler.audit import terms as t
 from compiler.audit.confirm import run_function, run_result
-from compiler.audit.symbolic import Executor, FailureCase, Unsupported
+from compiler.audit.symbolic import DEFAULT_BUDGET, Executor, FailureCase, Unsupported
 
 
 @dataclass
@@ -43,6 +43,7 @@ class Verdict:
     arguments: list[tuple[str, list[int]]] = field(default_factory=list)  # a counterexample
     public: list[int] = field(default_factory=list)
     secret: list[int] = field(default_factory=list)
+    ram: dict[int, int] = field(default_factory=dict)
     observed: str = ""  # what the VM run of the counterexample did
     line: int = 0  # the goal's source line
 
@@ -61,6 +62,7 @@ class Verdict:
                 "arguments": {name: words for name, words in self.arguments},
                 "input": self.public,
                 "secret": self.secret,
+                "ram": {str(address): value for address, value in self.ram.items()},
             }
             data["observed"] = self.observed
         return data
@@ -236,7 +238,8 @@ def _decide(checked, key, name, goal, line, query, trace, parameters, confirms) 
     verdict.public = [answer.model[word[1]] for word in trace.reads]
     verdict.secret = [answer.model[word[1]] for word in trace.secret_reads]
     flat = [w for _, ws in verdict.arguments for w in ws]
-    failure = run_function(checked, key, flat, verdict.public, verdict.secret)
+    verdict.ram = answer.ram
+    failure = run_function(checked, key, flat, verdict.public, verdict.secret, verdict.ram)
     verdict.observed = (
         "the call returned" if failure is None else f"{failure.kind}: {failure.message}"
     )
@@ -270,6 +273,7 @@ class Equivalence:
     arguments: list[tuple[str, list[int]]] = field(default_factory=list)
     public: list[int] = field(default_factory=list)
     secret: list[int] = field(default_factory=list)
+    ram: dict[int, int] = field(default_factory=dict)
     observed: tuple[str, str] = ("", "")  # what each function's VM run did
 
     def as_json(self) -> dict:
@@ -281,6 +285,7 @@ class Equivalence:
                 "arguments": {name: words for name, words in self.arguments},
                 "input": self.public,
                 "secret": self.secret,
+                "ram": {str(address): value for address, value in self.ram.items()},
             }
             data["observed"] = list(self.observed)
         return data
@@ -289,29 +294,24 @@ class Equivalence:
 def equivalent_functions(checked, first: str, second: str) -> Equivalence:
     """Do `first` and `second` (same parameter and result types) give the same result,
     fail on the same inputs and write the same output, for every input?"""
-    keys = [instance_key(checked, first), instance_key(checked, second)]
-    executor = Executor(checked)
+    return equivalent_instances(
+        (checked, instance_key(checked, first)), (checked, instance_key(checked, second))
+    )
+
+
+def equivalent_instances(first: tuple, second: tuple, budget: int = DEFAULT_BUDGET) -> Equivalence:
+    """The same for two (checked program, instance key) pairs: a function of one program
+    and one of another (a program before and after a pass, say); each unfolded in at most
+    `budget` steps."""
+    executors = [Executor(checked, budget) for checked, _ in (first, second)]
     try:
-        parameters = executor.parameters(keys[0])
+        parameters = executors[0].parameters(first[1])
         runs = []
-        for key in keys:
-            start, reads, written = (
-                len(executor.failures),
-                len(executor.reads),
-                len(executor.outputs),
-            )
-            secret = len(executor.secret_reads)
+        for executor, (_, key) in zip(executors, (first, second), strict=True):
             result = executor.call(key, parameters)
-            fails = t.disjunction(*(f.condition for f in executor.failures[start:]))
-            outputs = executor.outputs[written:]
-            runs.append(
-                (result, fails, outputs, executor.reads[reads:], executor.secret_reads[secret:])
-            )
-            # the second function reads the same input as the first: the same words
-            executor.reads, executor.secret_reads = (
-                executor.reads[:reads],
-                executor.secret_reads[:secret],
-            )
+            fails = t.disjunction(*(f.condition for f in executor.failures))
+            runs.append((result, fails, executor.outputs, executor.reads, executor.secret_reads))
+        memories = [executor.memory for executor in executors]
     except Unsupported as reason:
         return Equivalence("unknown", reason=f"not modelled: {reason}")
     (result_a, fails_a, out_a, reads_a, secret_a), (result_b, fails_b, out_b, reads_b, secret_b) = (
@@ -321,9 +321,7 @@ def equivalent_functions(checked, first: str, second: str) -> Equivalence:
         return Equivalence("unknown", reason="not modelled: output written under a condition")
     if len(reads_a) != len(reads_b) or len(secret_a) != len(secret_b):
         return Equivalence("different", reason="they read different numbers of input words")
-    same_inputs = [
-        t.equal(a, b) for a, b in zip(reads_a + secret_a, reads_b + secret_b, strict=True)
-    ]
+    # both read their n-th input word as `input#n`: the same terms, the same input
     words_a = [w for _, words in out_a for w in words]
     words_b = [w for _, words in out_b for w in words]
     if len(words_a) != len(words_b):
@@ -334,28 +332,31 @@ def equivalent_functions(checked, first: str, second: str) -> Equivalence:
             for a, b in zip((*result_a, *words_a), (*result_b, *words_b), strict=True)
         )
     )
-    query = t.conjunction(
-        *same_inputs,
-        t.disjunction(
-            t.conjunction(fails_a, t.negate(fails_b)),
-            t.conjunction(fails_b, t.negate(fails_a)),
-            t.conjunction(t.negate(fails_a), t.negate(fails_b), results_differ),
-        ),
+    if not t.same(*memories):
+        results_differ = t.disjunction(results_differ, ("differ", *memories))
+    query = t.disjunction(
+        t.conjunction(fails_a, t.negate(fails_b)),
+        t.conjunction(fails_b, t.negate(fails_a)),
+        t.conjunction(t.negate(fails_a), t.negate(fails_b), results_differ),
     )
-    trace = executor.trace(())
-    answer = solvers.satisfiable(query, trace.facts, [name for name, _ in trace.inputs])
+    facts = executors[0].facts + executors[1].facts
+    names = sorted({name for executor in executors for name, _ in executor.inputs})
+    answer = solvers.satisfiable(query, facts, names)
     verdict = Equivalence("unknown", answer.solver, answer.reason)
     if answer.status == "unsat":
         verdict.status = "equivalent"
         return verdict
     if answer.status == "unknown":
         return verdict
-    words = _words(trace, parameters, answer.model)
-    verdict.arguments = _named(checked, keys[0], words)
+    verdict.arguments = _named(first[0], first[1], _words(None, parameters, answer.model))
     verdict.public = [answer.model[word[1]] for word in reads_a]
     verdict.secret = [answer.model[word[1]] for word in secret_a]
     flat = [w for _, ws in verdict.arguments for w in ws]
-    outcomes = [run_result(checked, key, flat, verdict.public, verdict.secret) for key in keys]
+    verdict.ram = answer.ram
+    outcomes = [
+        run_result(checked, key, flat, verdict.public, verdict.secret, verdict.ram)
+        for checked, key in (first, second)
+    ]
     verdict.observed = tuple(text for _, text in outcomes)
     if outcomes[0][0] != outcomes[1][0]:
         verdict.status = "different"

@@ -7,7 +7,8 @@ order and the public and secret input.  Output: the `RunFailure` of the run
 
 The function is compiled at -O0 (each check where the source has it) as the program's
 entry, and the program starts with a `push` of each argument word, so that the entry is
-called as any caller calls it: its parameters on the stack, the first deepest.
+called as any caller calls it: its parameters on the stack, the first deepest.  The RAM
+starts as given.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from vm import interp, tasm
 STEP_LIMIT = 1 << 22  # cycles: a counterexample's run is short
 
 
-def _run(checked, key: str, words: list[int], public, secret):
+def _run(checked, key: str, words: list[int], public, secret, ram):
     from compiler.pipeline import compile_program
 
     compiled = compile_program(dataclasses.replace(checked, entry=key), 0)
@@ -33,25 +34,33 @@ def _run(checked, key: str, words: list[int], public, secret):
 
     def run(cycles: int):
         return interp.execute(
-            program, public_input=list(public), secret_input=list(secret), max_steps=cycles
+            program,
+            public_input=list(public),
+            secret_input=list(secret),
+            ram=dict(ram),
+            max_steps=cycles,
         )
 
     return program, run
 
 
-def run_function(checked, key: str, words: list[int], public=(), secret=()) -> RunFailure | None:
+def run_function(
+    checked, key: str, words: list[int], public=(), secret=(), ram=None
+) -> RunFailure | None:
     """The failure of the call on the VM, or None when it returns."""
-    program, run = _run(checked, key, words, public, secret)
+    program, run = _run(checked, key, words, public, secret, ram or {})
     record = run(STEP_LIMIT)
     if record.error is None:
         return None
     return vm_failure(program, record.error, run)
 
 
-def run_result(checked, key: str, words: list[int], public=(), secret=()) -> tuple[str, str]:
+def run_result(
+    checked, key: str, words: list[int], public=(), secret=(), ram=None
+) -> tuple[str, str]:
     """(what the call did, for comparing two functions; the same, for a reader): it fails,
-    or it returns its result words (in stack layout) and writes its output."""
-    program, run = _run(checked, key, words, public, secret)
+    or it returns its result words (in stack layout), writes its output and stores."""
+    program, run = _run(checked, key, words, public, secret, ram or {})
     record = run(STEP_LIMIT)
     if record.error is not None:
         failure = vm_failure(program, record.error, run)
@@ -61,4 +70,7 @@ def run_result(checked, key: str, words: list[int], public=(), secret=()) -> tup
     text = f"returns {', '.join(map(str, result)) or 'nothing'}"
     if record.output:
         text += f" and writes {', '.join(map(str, record.output))}"
+    changed = {a: v for a, v in sorted(record.ram.items()) if (ram or {}).get(a, 0) != v}
+    if changed:
+        text += " and stores " + ", ".join(f"{v} at {a}" for a, v in changed.items())
     return text, text

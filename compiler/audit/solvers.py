@@ -22,6 +22,7 @@ machine.  A condition neither can take is "unknown" with the reason.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass, field
 
 from compiler.audit import terms as t
@@ -29,6 +30,7 @@ from vm.field import P
 
 U32_MAX = (1 << 32) - 1
 RESOURCE_LIMIT = 4_000_000  # z3's rlimit and cvc5's per query
+TRANSLATION_DEPTH = 20_000  # Python frames while a term is translated
 FINITE_FIELD = frozenset(
     {"input", "add", "mul", "ite", "inverse", "eq", "not", "and_all", "or_any"}
 )
@@ -40,6 +42,7 @@ class Answer:
     solver: str  # "cvc5", "z3" or "" when none could be asked
     model: dict[str, int] = field(default_factory=dict)
     reason: str = ""
+    ram: dict[int, int] = field(default_factory=dict)  # the model's initial RAM, where read
 
 
 def missing_solvers() -> list[str]:
@@ -61,10 +64,19 @@ def satisfiable(condition, facts: list, inputs: list[str]) -> Answer:
     used = t.operators(("and_all", (condition, *relevant)))
     missing = missing_solvers()
     if used <= FINITE_FIELD and "cvc5-gpl" not in missing:
-        return _cvc5(condition, relevant, inputs)
-    if "z3-solver" not in missing:
-        return _z3(condition, facts, inputs)
-    return Answer("unknown", "", reason=f"no solver: install {' and '.join(missing)}")
+        solver, ask = "cvc5", lambda: _cvc5(condition, relevant, inputs)
+    elif "z3-solver" not in missing:
+        solver, ask = "z3", lambda: _z3(condition, facts, inputs)
+    else:
+        return Answer("unknown", "", reason=f"no solver: install {' and '.join(missing)}")
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, TRANSLATION_DEPTH))  # translating follows a term's depth
+    try:
+        return ask()
+    except RecursionError:
+        return Answer("unknown", solver, reason="the terms nest too deep to hand to the solver")
+    finally:
+        sys.setrecursionlimit(limit)
 
 
 def _trivial(fact) -> bool:
@@ -89,7 +101,7 @@ def _cvc5(condition, facts: list, inputs: list[str]) -> Answer:
     memo: dict = {}
 
     def word(term):
-        key = term if isinstance(term, int) else id(term)
+        key = ("number", term) if isinstance(term, int) else id(term)
         if key in memo:
             return memo[key][1]
         if isinstance(term, int):
@@ -175,6 +187,8 @@ def _z3(condition, facts: list, inputs: list[str]) -> Answer:
     side: list = []
     memo: dict = {}
     integer_sort = z3.IntSort(context)
+    initial = z3.Array("ram", integer_sort, integer_sort)
+    addresses: list = []  # every address read, for the model's RAM
 
     def value(number: int):
         return z3.IntVal(number, context)
@@ -192,7 +206,7 @@ def _z3(condition, facts: list, inputs: list[str]) -> Answer:
         return z3.Int2BV(term, 32)
 
     def word(term):
-        key = term if isinstance(term, int) else id(term)
+        key = ("number", term) if isinstance(term, int) else id(term)
         if key in memo:
             return memo[key][1]
         built = _word(term)
@@ -257,7 +271,24 @@ def _z3(condition, facts: list, inputs: list[str]) -> Answer:
             case "hash":
                 words = [word(part) for part in term[2]]
                 return in_field(function(f"tip5_{term[1]}", len(words))(*words))
+            case "select":
+                address = word(term[2])
+                addresses.append(address)
+                return in_field(z3.Select(memory(term[1]), address))
         raise ValueError(f"no integer meaning for {term[0]}")
+
+    def memory(term):
+        key = ("memory", id(term))
+        if key not in memo:
+            match term[0]:
+                case "memory":
+                    built = initial
+                case "store":
+                    built = z3.Store(memory(term[1]), word(term[2]), word(term[3]))
+                case "mite":
+                    built = z3.If(truth(term[1]), memory(term[2]), memory(term[3]))
+            memo[key] = (term, built)
+        return memo[key][1]
 
     def truth(term):
         if isinstance(term, bool):
@@ -269,6 +300,8 @@ def _z3(condition, facts: list, inputs: list[str]) -> Answer:
                 return word(term[1]) < word(term[2])
             case "runs":  # a loop's iteration k runs: first + k < end, as integers
                 return word(term[1]) + term[2] < word(term[3])
+            case "differ":
+                return memory(term[1]) != memory(term[2])
             case "not":
                 return z3.Not(truth(term[1]))
             case "and_all":
@@ -292,5 +325,9 @@ def _z3(condition, facts: list, inputs: list[str]) -> Answer:
                 values[name] = model.eval(integers[name], model_completion=True).as_long() % P
             else:
                 values[name] = 0
-        return Answer("sat", "z3", values)
+        ram = {}
+        for address in addresses:
+            at = model.eval(address, model_completion=True).as_long() % P
+            ram[at] = model.eval(z3.Select(initial, at), model_completion=True).as_long() % P
+        return Answer("sat", "z3", values, ram={at: v for at, v in sorted(ram.items()) if v})
     return Answer("unknown", "z3", reason=f"z3: {solver.reason_unknown()}")

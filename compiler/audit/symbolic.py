@@ -11,9 +11,11 @@ both branches and merges the variables (`ite`); a `return` ends the path it is o
 *live* condition); a `for` loop over known bounds is unrolled, one over a symbolic end
 with a `bound` runs its bound of iterations, each under its own condition, and fails with
 `BoundExceeded` past it; calls are inlined (so a callee's contracts, with
-`--check-contracts`' wrappers, are its asserts).  What it does not model -- RAM, the
-sponge, extension-field arithmetic, input read under a condition -- is `Unsupported`,
-with the reason, never a guess.  The work is bounded in steps (`DEFAULT_BUDGET`).
+`--check-contracts`' wrappers, are its asserts).  RAM is a memory term (any word at
+every address to begin with), each write conditional on the path it is on.  What it
+does not model -- the sponge, Merkle steps, extension-field arithmetic, input read under
+a condition -- is `Unsupported`, with the reason, never a guess.  The work is bounded
+in steps (`DEFAULT_BUDGET`).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from compiler.syntax import ast
 from vm import tip5
 from vm.field import P
 
-DEFAULT_BUDGET = 200_000  # statements, expressions and loop iterations unfolded
+DEFAULT_BUDGET = 100_000  # statements, expressions and loop iterations unfolded
 UNROLL_LIMIT = 4096  # iterations of one loop over known bounds
 
 
@@ -61,6 +63,7 @@ class Trace:
     reads: list  # the words read from public input, in order
     secret_reads: list
     outputs: list  # (condition, words) per write
+    memory: tuple = t.INITIAL_MEMORY  # the RAM after the call
 
 
 @dataclass
@@ -101,6 +104,7 @@ class Executor:
         self.secret_reads: list = []
         self.outputs: list = []
         self.calls: list[Origin] = []  # the call chain, outermost first
+        self.memory = t.INITIAL_MEMORY  # every write is conditional on its path: no merging
         self.depth = 0
 
     # --- entry points ----------------------------------------------------------------------
@@ -136,6 +140,7 @@ class Executor:
             self.reads,
             self.secret_reads,
             self.outputs,
+            self.memory,
         )
 
     def call(self, key: str, arguments: list[tuple], live=True) -> tuple:
@@ -324,11 +329,27 @@ class Executor:
                 return tuple(w for e in expr.elements for w in self.expr(activation, e))
             case ast.Index():
                 return self.index(activation, expr)
+            case ast.Inlined():  # compiler.optimize.inliner: the callee's body, in place
+                return self.inlined(activation, expr)
             case ast.StructLiteral():
                 struct: StructType = instance.types[expr]
                 computed = {name: self.expr(activation, value) for name, value in expr.fields}
                 return tuple(w for name, _ in struct.fields for w in computed[name])
         raise Unsupported(f"an expression the audit does not model: {type(expr).__name__}")
+
+    def inlined(self, activation: _Activation, expr: ast.Inlined) -> tuple:
+        """An inlined body: a `return` in it (its last statement) gives its value."""
+        outer_returns, live = activation.returns, activation.live
+        activation.returns = []
+        value = self.block(activation, expr.body)
+        returns, activation.returns = activation.returns, outer_returns
+        if not returns:
+            return () if value is None else value
+        activation.live = live
+        result = value if value is not None else returns[-1][1]
+        for condition, returned in reversed(returns):
+            result = _merge(condition, returned, result)
+        return result
 
     def u32_operand(self, activation: _Activation, word, node):
         self.fail(activation, t.negate(t.less(word, t.U32_LIMIT)), "FailedU32Conversion", node)
@@ -460,11 +481,21 @@ class Executor:
                 if all(isinstance(w, int) for w in ins):
                     return tuple(reversed(tip5.hash10(list(ins))))
                 return tuple(("hash", k, ins) for k in reversed(range(tip5.DIGEST_LENGTH)))
+            case "ram_read":
+                return (t.select(self.memory, words[0]),)
+            case "ram_write":
+                self.memory = t.store(self.memory, words[0], words[1], activation.live)
+                return ()
+            case "ram_read_block":  # element i at address + 4 - i
+                return tuple(t.select(self.memory, t.add(words[0], 4 - i)) for i in range(5))
+            case "ram_write_block":
+                address, digest = arguments[0][0], arguments[1]
+                for i, word in enumerate(digest):
+                    self.memory = t.store(self.memory, t.add(address, 4 - i), word, activation.live)
+                return ()
             case "xfield":
                 raise Unsupported("extension-field values")
-        raise Unsupported(
-            f"the builtin {name} (RAM, the sponge and extension fields are not modelled)"
-        )
+        raise Unsupported(f"the builtin {name} (the sponge and extension fields are not modelled)")
 
     def read(self, activation: _Activation, name: str) -> tuple:
         if activation.live is not True:

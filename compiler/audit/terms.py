@@ -4,7 +4,7 @@ A *word* is an `int` (a known field element, 0 .. p - 1) or a tuple `(operator, 
 a *condition* is a Python `bool` or a tuple whose operator is one of `CONDITIONS`.  The
 constructors below fold constants and a few identities, so that a function whose inputs
 are known runs to known values, and loops over known bounds leave no trace.  Trees are
-plain tuples: equal trees are equal terms, and compiler.audit.solvers translates them.
+plain tuples, compared by identity (`same`), and compiler.audit.solvers translates them.
 
 Word operators: `("input", name)` (a parameter's word or a word read: 0 .. p - 1, or
 below 2^32 where `u32` says so), `("add", a, b)`, `("mul", a, b)` (mod p), `("ite",
@@ -12,8 +12,12 @@ condition, a, b)`, `("quotient", a, b)` and `("remainder", a, b)` (u32 division)
 `("and", a, b)`, `("xor", a, b)` (u32 bitwise), `("high", a)`, `("low", a)` (`split`),
 `("inverse", a)`, `("log2", a)`, `("popcount", a)`, `("pow", a, b)`, `("hash", k, words)`
 (the k-th word of a Tip5 digest, an uninterpreted function of its ten words).
+Memory (RAM, a term of its own sort): `("memory",)` (the RAM the call starts with: any
+word at every address), `("store", memory, address, word)`, and `("mite", condition,
+memory, memory)`; a read is the word `("select", memory, address)`.
 Condition operators: `("eq", a, b)`, `("lt", a, b)` (as integers), `("not", c)`,
-`("and_all", cs)`, `("or_any", cs)`.
+`("and_all", cs)`, `("or_any", cs)`, `("runs", first, k, end)` (first + k < end as
+integers: a loop's k-th iteration runs), `("differ", memory, memory)`.
 """
 
 from __future__ import annotations
@@ -23,6 +27,12 @@ from vm.field import P
 U32_LIMIT = 1 << 32
 CONDITIONS = frozenset({"eq", "lt", "not", "and_all", "or_any"})
 FIELD_OPERATORS = frozenset({"input", "add", "mul", "ite", "inverse", "hash"})  # no u32 order
+
+
+def same(a, b) -> bool:
+    """Certainly the same word: equal numbers, or one term (trees are compared by identity,
+    never element by element, since a long loop's terms are deep)."""
+    return a is b or (isinstance(a, int) and isinstance(b, int) and a == b)
 
 
 def add(a, b):
@@ -60,7 +70,7 @@ def ite(condition, a, b):
         return a
     if condition is False:
         return b
-    if a == b:
+    if same(a, b):
         return a
     return ("ite", condition, a, b)
 
@@ -68,7 +78,7 @@ def ite(condition, a, b):
 def equal(a, b):
     if isinstance(a, int) and isinstance(b, int):
         return a == b
-    if a == b:
+    if same(a, b):
         return True
     return ("eq", a, b)
 
@@ -77,7 +87,7 @@ def less(a, b):
     """a < b as integers (both known to be below 2^32 where it is used)."""
     if isinstance(a, int) and isinstance(b, int):
         return a < b
-    if a == b:
+    if same(a, b):
         return False
     return ("lt", a, b)
 
@@ -154,9 +164,9 @@ def u32_function(operator: str, a, b=None):
                 return a.bit_count()
             case "pow":
                 return pow(a, b, P)
-    if operator == "xor" and (a == b or 0 in (a, b)):  # x ^ x = 0, x ^ 0 = x
-        return 0 if a == b else (b if a == 0 else a)
-    if operator == "and" and a == b:
+    if operator == "xor" and (same(a, b) or 0 in (a, b)):  # x ^ x = 0, x ^ 0 = x
+        return 0 if same(a, b) else (b if a == 0 else a)
+    if operator == "and" and same(a, b):
         return a
     if operator == "pow" and isinstance(b, int) and b <= 64:
         result = 1
@@ -164,6 +174,28 @@ def u32_function(operator: str, a, b=None):
             result = mul(result, a)
         return result
     return (operator, a) if b is None else (operator, a, b)
+
+
+INITIAL_MEMORY = ("memory",)
+LOOK_THROUGH = 64  # writes a read looks through (the solver takes the rest)
+
+
+def store(memory, address, word, condition=True):
+    """The memory after writing `word` at `address` where `condition` holds."""
+    written = ("store", memory, address, word)
+    return written if condition is True else ("mite", condition, written, memory)
+
+
+def select(memory, address):
+    """The word at `address`: a write to the same (known) address gives it; one to another
+    known address is looked through."""
+    for _ in range(LOOK_THROUGH):
+        if memory[0] == "store" and same(memory[2], address):
+            return memory[3]
+        if memory[0] != "store" or not (isinstance(memory[2], int) and isinstance(address, int)):
+            break
+        memory = memory[1]
+    return ("select", memory, address)
 
 
 def operators(term, seen=None) -> set[str]:

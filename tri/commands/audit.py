@@ -94,6 +94,7 @@ def _print(path: str, verdict) -> None:
             f"  counterexample: {values or 'no arguments'}"
             + (f"; input {_words(verdict.public)}" if verdict.public else "")
             + (f"; secret {_words(verdict.secret)}" if verdict.secret else "")
+            + (f"; RAM {_cells(verdict.ram)}" if verdict.ram else "")
         )
         print(f"  on the VM: {verdict.observed}")
     if verdict.reason and not OUTPUT.quiet:
@@ -102,3 +103,7 @@ def _print(path: str, verdict) -> None:
 
 def _words(words: list[int]) -> str:
     return str(words[0]) if len(words) == 1 else "[" + ", ".join(map(str, words)) + "]"
+
+
+def _cells(ram: dict[int, int]) -> str:
+    return ", ".join(f"{address}: {value}" for address, value in ram.items())

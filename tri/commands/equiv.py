@@ -183,6 +183,7 @@ def _functions(arguments) -> int:
             f"different: on {values or 'no arguments'}"
             + (f"; input {_words(verdict.public)}" if verdict.public else "")
             + (f"; secret {_words(verdict.secret)}" if verdict.secret else "")
+            + (f"; RAM {_cells(verdict.ram)}" if verdict.ram else "")
         )
         for name, observed in zip(
             (arguments.second, arguments.third), verdict.observed, strict=True
@@ -200,3 +201,7 @@ def _signature(instance) -> str:
 
 def _words(words: list[int]) -> str:
     return str(words[0]) if len(words) == 1 else "[" + ", ".join(map(str, words)) + "]"
+
+
+def _cells(ram: dict[int, int]) -> str:
+    return ", ".join(f"{address}: {value}" for address, value in ram.items())
