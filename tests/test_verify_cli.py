@@ -9,7 +9,7 @@ import pytest
 from tri.cli import main
 
 STRAIGHT = "tri equiv compares straight-line blocks"
-SELECTS = " (a skiz only before swap, pick, place or nop)"
+SELECTS = " (a skiz only before swap, pick, place, nop or addi)"
 UNKNOWN_PAIR = (  # both almost always fail, on different conditions no input can separate
     "hash dup 2 split pop 1 push 0 eq assert",
     "hash dup 3 split pop 1 push 0 eq assert",

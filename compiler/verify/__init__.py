@@ -11,8 +11,9 @@ each atom means), `guards` (failure conditions in canonical form), `symbolic`
 and `symbolic_handlers` (symbolic execution of a block), `concrete` (entry
 states, interpreter runs, counterexamples), `vectorized` and
 `vectorized_handlers` (numpy execution on many entry states at once),
-`equivalence` (the comparison), `generate` (random blocks and mutants for tests
-and benchmarks).
+`equivalence` (the comparison), `solver` and `solver_worker` (cvc5 for what the
+comparison leaves open, with `check_equivalent(..., solver=True)`), `generate`
+(random blocks and mutants for tests and benchmarks).
 """
 
 from compiler.verify.assumptions import Assumptions

@@ -111,8 +111,12 @@ class Entry:
     memory_mode: int
     memory_multiplier: int
     memory_offset: int
+    cells: tuple[tuple[int, int], ...] = ()  # (address, word): explicit RAM, before the model
 
     def memory(self, address: int) -> int:
+        for cell, word in self.cells:
+            if cell == address:
+                return word
         return _memory_word(self.memory_mode, self.memory_multiplier, self.memory_offset, address)
 
     def values(self) -> EntryValues:

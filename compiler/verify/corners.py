@@ -35,15 +35,17 @@ LEAVES = ("stack", "public", "secret", "digest", "sponge")
 STEERED_SHARE = 4  # one lane in this many is steered
 
 
-def _leaves(table: TermTable, poly: Poly, seen: set[int] | None = None) -> set[int]:
-    """The serials of the entry values `poly` depends on, at any depth."""
-    seen = set() if seen is None else seen
-    for serial in table.atoms_in(poly):
-        if serial in seen:
-            continue
-        seen.add(serial)
-        for argument in table.atoms[serial].arguments:
-            _leaves(table, argument, seen)
+def _leaves(table: TermTable, poly: Poly) -> set[int]:
+    """The serials of the entry values `poly` depends on, at any depth (an explicit
+    stack: a term is as deep as its block is long)."""
+    seen: set[int] = set()
+    pending = [poly]
+    while pending:
+        for serial in table.atoms_in(pending.pop()):
+            table.spend()
+            if serial not in seen:
+                seen.add(serial)
+                pending.extend(table.atoms[serial].arguments)
     return {serial for serial in seen if table.atoms[serial].kind in LEAVES}
 
 

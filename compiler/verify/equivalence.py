@@ -23,7 +23,7 @@ longer concrete search looks for a counterexample.
 from __future__ import annotations
 
 from collections import Counter
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -34,16 +34,18 @@ from compiler.verify.corners import Steering
 from compiler.verify.functions import substitute
 from compiler.verify.identities import Canonical
 from compiler.verify.random_points import HashPoints, Proof, equal_at_random_points, points_for
+from compiler.verify.solver import Decision, Residual, decide
 from compiler.verify.symbolic import Summary, block_ops, execute
 from compiler.verify.symbolic_handlers import permutation_key
-from compiler.verify.terms import Poly, TermTable
-from vm.isa import Failure
+from compiler.verify.terms import MAXIMUM_STEPS, Poly, TermTable, WorkLimit
+from vm.isa import Arg, Failure
 from vm.tasm import Program
 
 SCREEN_LANES = 48  # lanes of the first concrete screen
 SEARCH_LANES = 2048  # lanes of the search after a failed proof
 INTERPRETER_RUNS = 1  # lanes also run on the interpreter, whatever the screen says
 CONFIRMATIONS = 8  # lanes flagged by the screen that are re-run on the interpreter
+LANE_WORDS = 1 << 22  # stack words of one sample at most: deep blocks get fewer lanes
 
 
 @dataclass(frozen=True)
@@ -52,7 +54,7 @@ class Verdict:
 
     status: str  # "equivalent", "different" or "unknown"
     reason: str
-    method: str  # "canonical", "schwartz-zippel", "concrete" or "none"
+    method: str  # "canonical", "schwartz-zippel", "solver", "concrete" or "none"
     error_bound: float = 0.0  # for "equivalent": the probability that it is wrong
     counterexample: Counterexample | None = None
     entry_depth: int = 0  # entry stack words compared
@@ -136,15 +138,34 @@ def check_equivalent(
     inputs: int = 0,
     isa: str = "rel",
     seed: int = 0,
+    solver: bool = False,
 ) -> Verdict:
     """Compare two straight-line blocks; see the module docstring.
 
     Only entry states that satisfy `assumptions` are considered, and the exit
     slots it marks don't-care are not compared (compiler.verify.assumptions).
     `inputs` is the least number of entry stack words to compare; BlockError
-    (a ValueError) for a block with control flow.
+    (a ValueError) for a block with control flow.  `solver=True` asks an SMT
+    solver (compiler.verify.solver, when cvc5 is installed) about what would
+    otherwise be `unknown`; off by default, so that the optimizer's many checks
+    cost what they did.  Blocks too large for the symbolic layer (more than
+    `terms.MAXIMUM_STEPS` steps) are only searched concretely.
     """
     program_a, program_b = _program(block_a, isa), _program(block_b, isa)
+    try:
+        return _check(program_a, program_b, assumptions, inputs, seed, solver)
+    except WorkLimit as limit:
+        return _check_concretely(program_a, program_b, assumptions, seed, str(limit))
+
+
+def _check(
+    program_a: Program,
+    program_b: Program,
+    assumptions: Assumptions,
+    inputs: int,
+    seed: int,
+    use_solver: bool,
+) -> Verdict:
     table = TermTable(assumptions.u32_entry)
     summary_a, summary_b = execute(program_a, table), execute(program_b, table)
     depth = max(summary_a.entry_depth, summary_b.entry_depth, inputs)
@@ -152,11 +173,11 @@ def check_equivalent(
     shape = shape_of(table, (summary_a, summary_b), assumptions, depth)
     generator = np.random.default_rng(seed)
 
-    def different(found) -> Verdict:
+    def different(found, method: str = "concrete") -> Verdict:
         return Verdict(
             "different",
             found.difference,
-            "concrete",
+            method,
             counterexample=found,
             entry_depth=depth,
             failure_kinds=kinds,
@@ -170,7 +191,7 @@ def check_equivalent(
     if found is not None:
         return different(found)
     points = points_for(program_a, program_b, assumptions, seed)
-    proof = compare(table, summary_a, summary_b, depth, points, assumptions)
+    proof = compare(table, summary_a, summary_b, depth, points, assumptions, residual=use_solver)
     if proof.proven:
         return Verdict(
             "equivalent",
@@ -183,8 +204,118 @@ def check_equivalent(
     found = search(program_a, program_b, shape, generator, SEARCH_LANES, 0, ignore, steering)
     if found is not None:
         return different(found)
-    return Verdict(
-        "unknown", f"not proven: {proof.reason}", "none", entry_depth=depth, failure_kinds=kinds
+    reason = f"not proven: {proof.reason}"
+    if use_solver and proof.residual is not None:
+        decision = decide(table, proof.residual)
+        if decision.status == "unsat":
+            return Verdict(
+                "equivalent",
+                f"{SOLVER_PROOF} ({proof.reason} symbolically)",
+                "solver",
+                entry_depth=depth,
+                failure_kinds=kinds,
+            )
+        if decision.status == "sat":
+            entry = candidate_entry(decision, shape, (summary_a, summary_b))
+            found = _confirmed(program_a, program_b, entry, shape, ignore)
+            if found is not None:
+                return different(found, "solver")
+            reason += "; the solver's candidate counterexample does not replay"
+        else:
+            reason += f"; solver: {decision.reason}"
+    return Verdict("unknown", reason, "none", entry_depth=depth, failure_kinds=kinds)
+
+
+SOLVER_PROOF = "no entry state makes them differ (cvc5, finite fields)"
+
+
+def candidate_entry(
+    decision: Decision, shape: Shape, summaries: tuple[Summary, Summary]
+) -> concrete.Entry:
+    """The entry state of a solver model: its words, zero where the model names none."""
+    leaves = decision.leaves
+    length = max(shape.minimum_length, concrete.MINIMUM_STACK, shape.depth, *shape.thresholds)
+    public, secret, digests = (max(reads[k] for reads in shape.reads) for k in range(3))
+    initialized = any(summary.sponge_required for summary in summaries)
+    return concrete.Entry(
+        stack=tuple(leaves.get(("stack", (i,)), 0) for i in range(length)),
+        public=tuple(leaves.get(("public", (i,)), 0) for i in range(public)),
+        secret=tuple(leaves.get(("secret", (i,)), 0) for i in range(secret)),
+        digests=tuple(
+            tuple(leaves.get(("digest", (i, k)), 0) for k in range(5)) for i in range(digests)
+        ),
+        sponge=tuple(leaves.get(("sponge", (k,)), 0) for k in range(16)) if initialized else None,
+        memory_mode=0,
+        memory_multiplier=0,
+        memory_offset=0,
+        cells=tuple(sorted(decision.cells.items())),
+    )
+
+
+def _confirmed(program_a, program_b, entry, shape, ignore) -> Counterexample | None:
+    """The counterexample at `entry` if the interpreter shows a difference there."""
+    outcome_a = concrete.run_block(program_a, entry)
+    outcome_b = concrete.run_block(program_b, entry)
+    found = concrete.difference(outcome_a, outcome_b, entry, ignore)
+    return None if found is None else Counterexample(entry, shape, outcome_a, outcome_b, found)
+
+
+def _check_concretely(
+    program_a: Program, program_b: Program, assumptions: Assumptions, seed: int, reason: str
+) -> Verdict:
+    """For blocks too large for the symbolic layer: the concrete search alone."""
+    shape = _instruction_shape((program_a, program_b), assumptions)
+    generator = np.random.default_rng(seed)
+    for lanes, runs in ((SCREEN_LANES, INTERPRETER_RUNS), (SEARCH_LANES, 0)):
+        try:
+            found = search(
+                program_a, program_b, shape, generator, lanes, runs, assumptions.dont_care
+            )
+        except WorkLimit as limit:
+            reason = f"{reason}; {limit}"
+            break
+        if found is not None:
+            return Verdict(
+                "different",
+                found.difference,
+                "concrete",
+                counterexample=found,
+                entry_depth=shape.touched,
+            )
+    return Verdict("unknown", f"not proven: {reason}", "none", entry_depth=shape.touched)
+
+
+def _instruction_shape(programs, assumptions: Assumptions) -> Shape:
+    """The entry states blocks need, from their instructions alone (vm.isa's deltas)."""
+    lowest, reads = 0, [0, 0, 0]
+    for program in programs:
+        height = 0
+        counts = [0, 0, 0]
+        for op in program.ops:
+            height += op.instruction.stack_delta(op.argument)
+            lowest = min(lowest, height)
+            name = op.instruction.name
+            if name in ("read_io", "divine") and op.instruction.arg is Arg.COUNT:
+                counts[0 if name == "read_io" else 1] += op.argument
+            elif name.startswith("merkle_step"):
+                counts[2] += 1
+        reads = [max(old, new) for old, new in zip(reads, counts)]
+    threshold = concrete.MINIMUM_STACK - lowest
+    constants = {
+        op.argument
+        for program in programs
+        for op in program.ops
+        if op.instruction.arg is Arg.FIELD and isinstance(op.argument, int)
+    }
+    return Shape(
+        depth=threshold + concrete.MINIMUM_STACK,
+        touched=threshold + concrete.MINIMUM_STACK,
+        thresholds=(threshold,),
+        reads=(tuple(reads),),
+        sponge=True,
+        constants=tuple(sorted(constants)),
+        minimum_length=assumptions.minimum_depth,
+        u32_entry=assumptions.u32_entry,
     )
 
 
@@ -196,24 +327,36 @@ def prove_equivalent(
     table: TermTable | None = None,
     isa: str = "rel",
     seed: int = 0,
+    solver: bool = False,
 ) -> Verdict:
     """The symbolic comparison alone: `equivalent` (proven) or `unknown`, never `different`.
 
     For blocks that cannot run: their `push`/`addi` arguments may be symbolic
     parameters of `table` (compiler.verify.functions.parameter), so that one
     proof covers every value (compiler.optimize.proofs proves the peephole
-    rules this way).
+    rules this way).  `solver=True`: an `unsat` of compiler.verify.solver also
+    proves (a model is not confirmed here, so it leaves the answer `unknown`).
     """
     program_a, program_b = _program(block_a, isa), _program(block_b, isa)
     if table is None:
         table = TermTable(assumptions.u32_entry)
     elif table.u32_entry != assumptions.u32_entry:
         raise ValueError("the table's u32 entry slots differ from the assumptions'")
-    summary_a, summary_b = execute(program_a, table), execute(program_b, table)
-    depth = max(summary_a.entry_depth, summary_b.entry_depth)
-    kinds = (failure_kinds(summary_a, assumptions), failure_kinds(summary_b, assumptions))
-    points = points_for(program_a, program_b, assumptions, seed)
-    proof = compare(table, summary_a, summary_b, depth, points, assumptions)
+    table.step_limit = table.steps + MAXIMUM_STEPS
+    try:
+        summary_a, summary_b = execute(program_a, table), execute(program_b, table)
+        depth = max(summary_a.entry_depth, summary_b.entry_depth)
+        kinds = (failure_kinds(summary_a, assumptions), failure_kinds(summary_b, assumptions))
+        points = points_for(program_a, program_b, assumptions, seed)
+        proof = compare(table, summary_a, summary_b, depth, points, assumptions, residual=solver)
+    except WorkLimit as limit:
+        return Verdict("unknown", f"not proven: {limit}", "none")
+    if not proof.proven and solver and proof.residual is not None:
+        decision = decide(table, proof.residual)
+        if decision.status == "unsat":
+            reason = f"{SOLVER_PROOF} ({proof.reason} symbolically)"
+            return Verdict("equivalent", reason, "solver", 0.0, None, depth, kinds)
+        proof = replace(proof, reason=f"{proof.reason}; solver: {decision.reason}")
     status = "equivalent" if proof.proven else "unknown"
     reason = proof.reason if proof.proven else f"not proven: {proof.reason}"
     method = proof.method if proof.proven else "none"
@@ -235,6 +378,7 @@ def search(
     `ignore`: exit stack slots whose values do not matter; `steering` moves some
     lanes to the blocks' corners (compiler.verify.corners).
     """
+    lanes_count = max(8, min(lanes_count, LANE_WORDS // max(shape.depth, 1)))
     lanes = concrete.sample_lanes(generator, lanes_count, shape)
     if steering is not None:
         steering(lanes, generator)
@@ -273,8 +417,12 @@ def compare(
     depth: int,
     generator: HashPoints,
     assumptions: Assumptions = NOTHING,
+    residual: bool = False,
 ) -> Proof:
-    """Prove that two summaries mean the same, or say why not (under `assumptions`)."""
+    """Prove that two summaries mean the same, or say why not (under `assumptions`).
+
+    With `residual`, a proof that fails only at the failure conditions or the
+    values carries what is left open (`solver.Residual`), for the solver."""
     canonical = Canonical(table)
     guards_a, mapping = guards.normalize(table, first.guards, canonical.eliminator)
     guards_b, _ = guards.normalize(table, second.guards, canonical.eliminator)
@@ -293,7 +441,7 @@ def compare(
     if first.sponge_required != second.sponge_required:
         return Proof(False, "only one block needs the sponge initialized on entry")
     always = _extra_guards_hold(table, guards_a, guards_b, canonical, generator)
-    if not always.proven:
+    if not always.proven and not residual:
         return always
     if first.halted != second.halted:
         return Proof(False, "only one block halts")
@@ -332,8 +480,19 @@ def compare(
         return Proof(False, "the Tip5 permutations differ")
     rewritten = [(name, rewrite(a), rewrite(b)) for name, a, b in pairs]
     unequal = [pair for pair in rewritten if not canonical.difference_vanishes(pair[1], pair[2])]
-    proof = equal_at_random_points(table, unequal, generator)
-    if not proof.proven or always.error_bound == 0:
+    proof = always if not always.proven else equal_at_random_points(table, unequal, generator)
+    if not proof.proven:
+        if residual:
+            shared = tuple(guard for guard in guards_a if guard in guards_b)
+            left_open = Residual(
+                shared,
+                tuple(guard for guard in guards_a if guard not in guards_b),
+                tuple(guard for guard in guards_b if guard not in guards_a),
+                tuple(unequal),
+            )
+            proof = replace(proof, residual=left_open)
+        return proof
+    if always.error_bound == 0:
         return proof
     reason = f"{proof.reason}; the guards only one block has hold at random points"
     return Proof(True, reason, "schwartz-zippel", proof.error_bound + always.error_bound)

@@ -414,70 +414,148 @@ def substitute(
     """`poly` with each atom whose serial is in `mapping` replaced, at any depth.
 
     `eliminate`, if given, is asked about every atom left after its arguments
-    were rewritten, and may replace it (compiler.verify.identities).
+    were rewritten, and may replace it (compiler.verify.identities).  The walk
+    keeps its own stack (a term can be as deep as its block is long), visiting
+    atoms and arguments in the order a recursive walk would, so the table
+    creates the same polynomials in the same order.  `memo` maps an atom's
+    serial to its new value (None: it stays itself) and ("poly", serial) to a
+    polynomial's.
     """
     memo = {} if memo is None else memo
-
-    def atom_value(serial: int) -> Poly | None:
-        """The atom's new value, or None when it stays itself."""
-        if serial in memo:
-            return memo[serial]
-        result = mapping.get(serial)
-        if result is None:
-            atom = table.atoms[serial]
-            arguments = tuple(poly_value(argument) for argument in atom.arguments)
-            if any(new is not old for new, old in zip(arguments, atom.arguments)):
-                result = rebuild(table, atom, arguments)
-                atom = table.atom_of(result)
-            if eliminate is not None and atom is not None:
-                result = eliminate(atom) or result
-        memo[serial] = result
-        return result
-
-    def poly_value(target: Poly) -> Poly:
-        key = ("poly", target.serial)
+    pending: list[Poly | int] = [poly]  # a Poly to rebuild, or an atom serial
+    while pending:
+        item = pending[-1]
+        table.spend()
+        if isinstance(item, int):
+            if item in memo:
+                pending.pop()
+                continue
+            if item in mapping:
+                memo[item] = mapping[item]
+                pending.pop()
+                continue
+            atom = table.atoms[item]
+            missing = [a for a in atom.arguments if ("poly", a.serial) not in memo]
+            if missing:
+                pending.extend(reversed(missing))
+                continue
+            pending.pop()
+            memo[item] = _rebuilt_atom(table, atom, memo, eliminate)
+            continue
+        key = ("poly", item.serial)
         if key in memo:
-            return memo[key]
-        values = {serial: atom_value(serial) for serial in table.atoms_in(target)}
-        if all(value is None for value in values.values()):
-            memo[key] = target
-            return target
-        result = table.zero
-        for monomial, coefficient in target.terms.items():
-            term = table.constant(coefficient)
-            for serial, exponent in monomial:
-                value = values[serial]
-                if value is None:
-                    value = table.poly({((serial, 1),): 1})
-                term = table.mul(term, table.power(value, exponent))
-            result = table.add(result, term)
-        memo[key] = result
-        return result
+            pending.pop()
+            continue
+        serials = _ordered_atoms(item)
+        missing_atoms = [serial for serial in serials if serial not in memo]
+        if missing_atoms:
+            pending.extend(reversed(missing_atoms))
+            continue
+        pending.pop()
+        memo[key] = _rebuilt_poly(table, item, {serial: memo[serial] for serial in serials})
+    return memo[("poly", poly.serial)]
 
-    return poly_value(poly)
+
+def _ordered_atoms(poly: Poly) -> list[int]:
+    """The serials of the atoms of `poly` in the order `TermTable.atoms_in` yields them."""
+    return list({serial for monomial in poly.terms for serial, _ in monomial})
+
+
+def _rebuilt_atom(table: TermTable, atom: Atom, memo: dict, eliminate) -> Poly | None:
+    """The atom's new value once its arguments are rewritten, or None when it stays itself."""
+    arguments = tuple(memo[("poly", argument.serial)] for argument in atom.arguments)
+    result = None
+    if any(new is not old for new, old in zip(arguments, atom.arguments)):
+        result = rebuild(table, atom, arguments)
+        atom = table.atom_of(result)
+    if eliminate is not None and atom is not None:
+        result = eliminate(atom) or result
+    return result
+
+
+def _rebuilt_poly(table: TermTable, target: Poly, values: dict[int, Poly | None]) -> Poly:
+    """`target` with its atoms replaced by `values` (None: unchanged)."""
+    if all(value is None for value in values.values()):
+        return target
+    result = table.zero
+    for monomial, coefficient in target.terms.items():
+        term = table.constant(coefficient)
+        for serial, exponent in monomial:
+            value = values[serial]
+            if value is None:
+                value = table.poly({((serial, 1),): 1})
+            term = table.mul(term, table.power(value, exponent))
+        result = table.add(result, term)
+    return result
+
+
+class _Unvalued(Exception):
+    """An atom's value needs arguments that are not valued yet (evaluate_with's walk)."""
+
+    def __init__(self, missing: list[Poly]):
+        super().__init__()
+        self.missing = missing
 
 
 def evaluate_with(table: TermTable, polys, atom_value: Callable[[Atom, Callable], int]):
     """Values of `polys`; `atom_value(atom, arguments)` values an atom (`arguments()` gives
-    its arguments' values)."""
-    memo: dict[int, int] = {}
+    its arguments' values).
 
-    def value_of_atom(serial: int) -> int:
-        if serial not in memo:
-            atom = table.atoms[serial]
-            memo[serial] = atom_value(atom, lambda: [value_of(a) for a in atom.arguments]) % P
-        return memo[serial]
+    The walk keeps its own stack, so a term as deep as a long block is fine.  An
+    atom's `arguments()` is only asked for when `atom_value` needs it; when they are
+    not valued yet, the atom is valued again after them, so `atom_value` must ask
+    for its arguments before any side effect (the random points draw a value only
+    for atoms that do not ask).
+    """
+    atoms: dict[int, int] = {}
+    values: dict[int, int] = {}  # poly serial -> value
 
-    def value_of(poly: Poly) -> int:
-        total = 0
-        for monomial, coefficient in poly.terms.items():
-            term = coefficient
-            for serial, exponent in monomial:
-                term = term * pow(value_of_atom(serial), exponent, P) % P
-            total += term
-        return total % P
+    def arguments_of(atom: Atom) -> list[int]:
+        missing = [a for a in atom.arguments if a.serial not in values]
+        if missing:
+            raise _Unvalued(missing)
+        return [values[a.serial] for a in atom.arguments]
 
-    return [value_of(poly) for poly in polys]
+    def value(poly: Poly) -> int:
+        pending: list[Poly | int] = [poly]
+        while pending:
+            item = pending[-1]
+            table.spend()
+            if isinstance(item, int):
+                if item in atoms:
+                    pending.pop()
+                    continue
+                atom = table.atoms[item]
+                try:
+                    atoms[item] = atom_value(atom, lambda atom=atom: arguments_of(atom)) % P
+                except _Unvalued as unvalued:
+                    pending.extend(reversed(unvalued.missing))
+                    continue
+                pending.pop()
+                continue
+            if item.serial in values:
+                pending.pop()
+                continue
+            missing = [serial for serial in _monomial_order(item) if serial not in atoms]
+            if missing:
+                pending.extend(reversed(missing))
+                continue
+            pending.pop()
+            total = 0
+            for monomial, coefficient in item.terms.items():
+                term = coefficient
+                for serial, exponent in monomial:
+                    term = term * pow(atoms[serial], exponent, P) % P
+                total += term
+            values[item.serial] = total % P
+        return values[poly.serial]
+
+    return [value(poly) for poly in polys]
+
+
+def _monomial_order(poly: Poly) -> list[int]:
+    """The atoms of `poly` in the order its terms name them, each once."""
+    return list(dict.fromkeys(serial for monomial in poly.terms for serial, _ in monomial))
 
 
 def evaluate(table: TermTable, polys, entry: EntryValues) -> list[int]:

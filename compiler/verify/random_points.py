@@ -76,6 +76,7 @@ class Proof:
     reason: str
     method: str = "canonical"
     error_bound: float = 0.0
+    residual: object = None  # what is left open, for compiler.verify.solver (a Residual)
 
 
 @dataclass(frozen=True)

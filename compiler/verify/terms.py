@@ -32,6 +32,7 @@ from vm.field import P
 
 MAXIMUM_TERMS = 64  # a product with more monomials stays an opaque atom
 EXPANDED_POWER_LIMIT = 16  # powers of multi-term polynomials above this stay opaque
+MAXIMUM_STEPS = 3_000_000  # polynomials built or visited in one comparison: a bound on its work
 
 Monomial = tuple[tuple[int, int], ...]  # ((atom serial, exponent), ...), sorted by serial
 
@@ -48,6 +49,11 @@ class Atom:
     bound: int | None  # an upper bound on the canonical value, or None
     boolean: bool
     opaque: bool
+
+
+class WorkLimit(Exception):
+    """A comparison needed more than its table's `step_limit` steps (polynomials built or
+    visited): the symbolic layer gives up on it, and says so in the verdict's reason."""
 
 
 class Poly:
@@ -88,6 +94,8 @@ class TermTable:
 
     def __init__(self, u32_entry: frozenset[int] = frozenset()):
         self.u32_entry = u32_entry  # entry stack slots assumed below 2^32 (their atoms' bound)
+        self.steps = 0  # work done so far: polynomials built or visited (see `spend`)
+        self.step_limit = MAXIMUM_STEPS
         self.atoms: list[Atom] = []
         self._atom_index: dict[tuple, Atom] = {}
         self._polys: dict[frozenset, Poly] = {}
@@ -96,8 +104,19 @@ class TermTable:
 
     # --- construction ---------------------------------------------------------------------
 
+    def spend(self, steps: int = 1) -> None:
+        """Count work; WorkLimit once the comparison has done more than `step_limit` steps,
+        so that no block, however long, makes a comparison run without bound."""
+        self.steps += steps
+        if self.steps > self.step_limit:
+            raise WorkLimit(
+                f"the symbolic comparison needs more than {self.step_limit:,} steps "
+                "(polynomials built or visited); the blocks are too large for it"
+            )
+
     def poly(self, terms: dict[Monomial, int]) -> Poly:
         """The interned polynomial with these terms (zero coefficients are dropped)."""
+        self.spend()
         cleaned = {monomial: value % P for monomial, value in terms.items() if value % P}
         key = frozenset(cleaned.items())
         found = self._polys.get(key)

@@ -21,10 +21,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from compiler.verify.concrete import MINIMUM_STACK, Lanes
+from compiler.verify.terms import WorkLimit
 from compiler.verify.vectorized_handlers import HANDLERS, U32_LIMIT, Words, kernels
 from vm import tip5
 from vm.field import P
 from vm.isa import Failure
+
+MAXIMUM_WRITES_WALKED = 2_000_000  # writes one block's reads may walk: a bound on the work
 
 
 def memory_words(lanes: Lanes, addresses: np.ndarray) -> np.ndarray:
@@ -76,6 +79,7 @@ class Run:
         self.consumed = {"public": 0, "secret": 0, "digest": 0}
         self.output: list[np.ndarray] = []
         self.writes: list[tuple[np.ndarray, np.ndarray]] = []
+        self.walked = 0  # writes walked by reads so far
         self.sponge = list(lanes.sponge)
         self.sponge_initialized = lanes.sponge_initialized.copy()
         self.permutations = 0
@@ -111,6 +115,11 @@ class Run:
         self.fail(~self.sponge_initialized, Failure.SPONGE_NOT_INITIALIZED)
 
     def read(self, address: np.ndarray) -> np.ndarray:
+        self.walked += len(self.writes)
+        if self.walked > MAXIMUM_WRITES_WALKED:
+            raise WorkLimit(
+                f"the block's RAM reads walk more than {MAXIMUM_WRITES_WALKED:,} earlier writes"
+            )
         return _read(self.lanes, self.writes, address)
 
     def offset(self, value: np.ndarray, amount: int) -> np.ndarray:
