@@ -27,7 +27,7 @@ COMMANDS = {
     "test": ("test", "run the #[test] functions of .tri files"),
     "view": ("view", "print a .tri or .tasm file with syntax highlighting"),
     "fmt": ("fmt", "format .tri source files in the canonical style"),
-    "equiv": ("equiv", "check that two TASM blocks or two functions mean the same, failures included"),
+    "equiv": ("equiv", "check that two TASM blocks or two functions mean the same, failure too"),
     "audit": ("audit", "prove each function's contracts for all inputs, or find a counterexample"),
     "build": ("build", "compile a .tri program (or a module's public functions) to TASM"),
     "bench": ("bench", "compare the compiled stdlib with the hand-written baselines"),

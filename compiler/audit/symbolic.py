@@ -26,7 +26,8 @@ from compiler.audit import terms as t
 from compiler.builtins import BUILTINS
 from compiler.check.bodies import ConstRef
 from compiler.check.checker import Checked
-from compiler.check.types import XFIELD, StructType, TupleType, width
+from compiler.check.types import XFIELD, StructType, width
+from compiler.evaluate import _parts  # a tuple value's elements, as the evaluator splits it
 from compiler.sourcemap import Origin, origin_of
 from compiler.syntax import ast
 from vm import tip5
@@ -516,13 +517,3 @@ def _is_u32(type_) -> bool:
 
 def _merge(condition, a: tuple, b: tuple) -> tuple:
     return tuple(t.ite(condition, x, y) for x, y in zip(a, b, strict=True))
-
-
-def _parts(value: tuple, type_) -> list[tuple]:
-    if isinstance(type_, TupleType):
-        parts, offset = [], 0
-        for element in type_.elements:
-            parts.append(value[offset : offset + width(element)])
-            offset += width(element)
-        return parts
-    return [(word,) for word in value]

@@ -86,19 +86,30 @@ def _print(path: str, verdict) -> None:
     where = f"{path}:{verdict.line}" if verdict.line else path
     line = f"{where}: {verdict.function}: {verdict.goal}: {verdict.status}"
     if verdict.status == "proven":
-        line += " (the terms are equal)" if verdict.solver == "terms" else f" ({verdict.solver})"
+        line += f" ({proof_text(verdict.solver)})"
     print(line)
     if verdict.arguments:
-        values = ", ".join(f"{name} = {_words(words)}" for name, words in verdict.arguments)
-        print(
-            f"  counterexample: {values or 'no arguments'}"
-            + (f"; input {_words(verdict.public)}" if verdict.public else "")
-            + (f"; secret {_words(verdict.secret)}" if verdict.secret else "")
-            + (f"; RAM {_cells(verdict.ram)}" if verdict.ram else "")
-        )
+        print(f"  counterexample: {counterexample_text(verdict)}")
         print(f"  on the VM: {verdict.observed}")
     if verdict.reason and not OUTPUT.quiet:
         print(f"  {'reason' if verdict.status == 'unknown' else 'note'}: {verdict.reason}")
+
+
+def proof_text(solver: str) -> str:
+    """Who proved a goal: a solver, or no one needed (compiler.audit.solvers)."""
+    return "the terms are equal" if solver == "terms" else solver
+
+
+def counterexample_text(verdict) -> str:
+    """`a = 1, v = [1, 2, 3]; input 5; RAM 7: 1`: the arguments, input and RAM of a
+    counterexample (an audit's Verdict or an Equivalence)."""
+    values = ", ".join(f"{name} = {_words(words)}" for name, words in verdict.arguments)
+    return (
+        (values or "no arguments")
+        + (f"; input {_words(verdict.public)}" if verdict.public else "")
+        + (f"; secret {_words(verdict.secret)}" if verdict.secret else "")
+        + (f"; RAM {_cells(verdict.ram)}" if verdict.ram else "")
+    )
 
 
 def _words(words: list[int]) -> str:

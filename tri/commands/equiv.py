@@ -125,6 +125,7 @@ def command_equiv(arguments) -> int:
         inputs=arguments.inputs,
         isa=arguments.isa,
         seed=arguments.seed,
+        solver=True,  # a proof tool: what the comparison leaves open goes to cvc5
     )
     if arguments.json:
         report = verdict.as_json()
@@ -152,7 +153,13 @@ def _functions(arguments) -> int:
     """`tri equiv FILE F G`."""
     from compiler.audit import equivalent_functions
     from compiler.audit.audit import instance_key
-    from tri.commands.audit import checked_with_contracts, function_names, require_solvers
+    from tri.commands.audit import (
+        checked_with_contracts,
+        counterexample_text,
+        function_names,
+        proof_text,
+        require_solvers,
+    )
 
     if arguments.third is None:
         raise UsageError(f"error: name two functions of {arguments.first}: tri equiv FILE F G")
@@ -176,15 +183,9 @@ def _functions(arguments) -> int:
         report["file"], report["functions"] = arguments.first, [arguments.second, arguments.third]
         print(json.dumps(report))
     elif verdict.status == "equivalent":
-        print(f"equivalent (proven by {verdict.solver} for every input)")
+        print(f"equivalent (proven for every input: {proof_text(verdict.solver)})")
     elif verdict.status == "different":
-        values = ", ".join(f"{name} = {_words(words)}" for name, words in verdict.arguments)
-        print(
-            f"different: on {values or 'no arguments'}"
-            + (f"; input {_words(verdict.public)}" if verdict.public else "")
-            + (f"; secret {_words(verdict.secret)}" if verdict.secret else "")
-            + (f"; RAM {_cells(verdict.ram)}" if verdict.ram else "")
-        )
+        print(f"different: on {counterexample_text(verdict)}")
         for name, observed in zip(
             (arguments.second, arguments.third), verdict.observed, strict=True
         ):
@@ -197,11 +198,3 @@ def _functions(arguments) -> int:
 def _signature(instance) -> str:
     params = ", ".join(str(type_) for _, type_ in instance.params)
     return f"({params}) -> {instance.result}"
-
-
-def _words(words: list[int]) -> str:
-    return str(words[0]) if len(words) == 1 else "[" + ", ".join(map(str, words)) + "]"
-
-
-def _cells(ram: dict[int, int]) -> str:
-    return ", ".join(f"{address}: {value}" for address, value in ram.items())
