@@ -116,7 +116,9 @@ class TermTable:
 
     def poly(self, terms: dict[Monomial, int]) -> Poly:
         """The interned polynomial with these terms (zero coefficients are dropped)."""
-        self.spend()
+        self.steps += 1  # `spend`, written out: this is the verifier's hottest path
+        if self.steps > self.step_limit:
+            self.spend(0)
         cleaned = {monomial: value % P for monomial, value in terms.items() if value % P}
         key = frozenset(cleaned.items())
         found = self._polys.get(key)
