@@ -46,6 +46,8 @@ class Verdict:
     ram: dict[int, int] = field(default_factory=dict)
     observed: str = ""  # what the VM run of the counterexample did
     line: int = 0  # the goal's source line
+    kind: str = ""  # for a place that can fail: the failure kind (as the evaluator names it)
+    column: int = 0  # for a place that can fail: its column
 
     def as_json(self) -> dict:
         data = {
@@ -55,6 +57,8 @@ class Verdict:
             "line": self.line,
             "solver": self.solver,
         }
+        if self.kind:
+            data["kind"], data["column"] = self.kind, self.column
         if self.reason:
             data["reason"] = self.reason
         if self.status == "refuted" or self.arguments:
@@ -141,7 +145,7 @@ def audit_function(checked, name: str) -> list[Verdict]:
         )
         verdicts.append(verdict)
     for place, cases in _places(body_failures).items():
-        kind, line, what = place
+        kind, line, column, what = place
         query = t.conjunction(assumption, t.disjunction(*(case.condition for case in cases)))
         goal = f"no {kind} ({what})"
         lines = {(case.origin.path, case.origin.span.line) for case in cases}
@@ -158,6 +162,7 @@ def audit_function(checked, name: str) -> list[Verdict]:
                 lambda failure, lines=lines: _fails_at(failure, lines),
             )
         )
+        verdicts[-1].kind, verdicts[-1].column = kind, column
     return verdicts
 
 
@@ -188,7 +193,7 @@ def _predicate(executor: Executor, key: str, arguments: list[tuple]):
 
 
 def _places(failures: list[FailureCase]) -> dict:
-    """The failures grouped by place: (kind, line, what) -> cases, in source order; each
+    """The failures grouped by place: (kind, line, column, what) -> cases, in source order; each
     case's condition is that it is the run's first failure (the cases are in the order
     they run on every path)."""
     places: dict = {}
@@ -201,8 +206,9 @@ def _places(failures: list[FailureCase]) -> dict:
         what = case.origin.name if case.contract else _construct(case)
         if case.calls:
             what = f"in the call of {origin.name}: {what}"
-        places.setdefault((case.kind, origin.span.line, what), []).append(case)
-    return dict(sorted(places.items(), key=lambda item: item[0][1]))
+        place = (case.kind, origin.span.line, origin.span.column, what)
+        places.setdefault(place, []).append(case)
+    return dict(sorted(places.items(), key=lambda item: item[0][1:3]))
 
 
 def _construct(case: FailureCase) -> str:
