@@ -229,3 +229,16 @@ def test_the_documented_audit_and_equiv_examples_print_what_the_docs_say(
     for command, output in audit_sessions + equiv_sessions:
         arguments = command.split()[1:]
         assert tri(capsys, *arguments)[1] == output, command
+
+
+def test_long_chains_of_conditions_reach_the_solver_and_come_back():
+    """gcd's 48 conditional divisions, and a loop with an early return, once made the
+    translation exponential (a shared condition translated at every use, z3 copying an
+    if-then-else into each use): now each is translated once and named, and a question
+    too hard for the step limit is `unknown` with the solver's reason."""
+    library = Path(__file__).parents[1] / "stdlib" / "math" / "arith.tri"
+    verdicts = audit_function(_checked(library), "gcd")
+    assert verdicts and all(v.status != "unknown" or v.reason for v in verdicts)
+    program = Path(__file__).parent / "programs" / "valid" / "early_return.tri"
+    verdicts = audit_function(_checked(program), "first_square_at_least")
+    assert verdicts and all(v.status != "unknown" or v.reason for v in verdicts)

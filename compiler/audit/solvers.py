@@ -29,6 +29,9 @@ from compiler.audit import terms as t
 from vm.field import P
 
 U32_MAX = (1 << 32) - 1
+# words z3 gets as a named constant equal to their meaning: z3 pushes arithmetic through
+# an if-then-else, so a loop's chain of them, unnamed, grows exponentially as it is asserted
+NAMED = frozenset({"ite", "mul", "quotient", "remainder", "and", "xor"})
 RESOURCE_LIMIT = 4_000_000  # z3's rlimit and cvc5's per query
 TRANSLATION_DEPTH = 20_000  # Python frames while a term is translated
 FINITE_FIELD = frozenset(
@@ -137,6 +140,12 @@ def _cvc5(condition, facts: list, inputs: list[str]) -> Answer:
     def truth(term):
         if isinstance(term, bool):
             return solver.mkBoolean(term)
+        key = ("condition", id(term))
+        if key not in memo:  # conditions are shared (a path's, by every check on it)
+            memo[key] = (term, _truth(term))
+        return memo[key][1]
+
+    def _truth(term):
         match term[0]:
             case "eq":
                 return solver.mkTerm(Kind.EQUAL, word(term[1]), word(term[2]))
@@ -210,6 +219,10 @@ def _z3(condition, facts: list, inputs: list[str]) -> Answer:
         if key in memo:
             return memo[key][1]
         built = _word(term)
+        if not isinstance(term, int) and term[0] in NAMED:  # a name for it: z3 would copy
+            name = z3.Int(f"term{len(memo)}", context)  # a shared term into each use
+            side.append(name == built)
+            built = name
         memo[key] = (term, built)
         return built
 
@@ -293,6 +306,12 @@ def _z3(condition, facts: list, inputs: list[str]) -> Answer:
     def truth(term):
         if isinstance(term, bool):
             return z3.BoolVal(term, context)
+        key = ("condition", id(term))
+        if key not in memo:  # conditions are shared (a path's, by every check on it)
+            memo[key] = (term, _truth(term))
+        return memo[key][1]
+
+    def _truth(term):
         match term[0]:
             case "eq":
                 return word(term[1]) == word(term[2])
