@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from vm import interp, jit, tables, tasm
 from vm.interp import DEFAULT_MAX_STEPS, VMError
+from vm.jit import tiers
 from vm.ram import RamImage
 from vm.tables import Heights
 
@@ -69,6 +70,7 @@ def assemble(text: str, isa: str = "rel") -> tasm.Program:
 ENGINES = {
     "auto": jit.execute_auto,  # the interpreter, or the JIT for long runs (vm.jit)
     "jit": jit.execute,  # raises vm.jit.JitUnavailable without llvmlite
+    "tiered": tiers.execute_tiered,  # hot functions compiled alone (vm.jit.tiers)
     "interp": interp.execute,
 }
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 
 from tri import api
 from tri.commands.build import source_program
@@ -32,6 +33,7 @@ from tri.commands.source import (
 from vm.interp import DEFAULT_MAX_STEPS
 from vm.isa import ISAS
 from vm.jit import JitUnavailable
+from vm.ram import RamImage
 
 
 def register(commands) -> None:
@@ -84,6 +86,18 @@ def add_run_options(parser: argparse.ArgumentParser, reference: bool = True) -> 
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     if reference:
         parser.add_argument(
+            "--function-profile",
+            action="store_true",
+            help="print, per TASM function and loop, its entries, cycles, rows per table and "
+            'the tier it ran in (to stderr; with --json, under "profile")',
+        )
+        parser.add_argument(
+            "--speedscope",
+            metavar="FILE.json",
+            help="write the function profile for the speedscope viewer (implies "
+            "--function-profile)",
+        )
+        parser.add_argument(
             "--reference",
             action="store_true",
             help="run a Trident program on the reference evaluator instead of the VM",
@@ -114,12 +128,48 @@ def _execute(arguments) -> tuple:
         program = source_program(arguments)  # compiled; also kept on `arguments`
     try:
         inputs = run_inputs(arguments)
+        if getattr(arguments, "function_profile", False):
+            return program, interruptible(lambda: _profiled(program, inputs, arguments))
         result = interruptible(
             lambda: api.execute(program, inputs, arguments.max_steps, arguments.engine)
         )
         return program, result
     except JitUnavailable as error:
         raise UsageError(f"error: --engine jit: {error}") from None
+
+
+def _profiled(program, inputs: api.Inputs, arguments) -> api.Result:
+    """Run and keep the run's profile (vm.profile) on `arguments`."""
+    from vm.jit.tiers import run_tiered
+    from vm.profile import profile
+
+    tiers = None
+    if arguments.engine == "tiered":
+        ram = inputs.ram if isinstance(inputs.ram, RamImage) else dict(inputs.ram)
+        tiered = run_tiered(
+            program, inputs.public, inputs.secret, inputs.digests, ram, arguments.max_steps
+        )
+        record, tiers = tiered.run, tiered.tiers
+    else:
+        record = api.run(program, inputs, arguments.max_steps, arguments.engine)
+    arguments.run_profile = profile(record, tiers, arguments.engine)
+    return api.result_of(record)
+
+
+def write_profile(arguments) -> None:
+    """The profile to stderr (unless --json carries it) and to --speedscope."""
+    found = getattr(arguments, "run_profile", None)
+    if found is None:
+        return
+    if not arguments.json:
+        print(found.text(), file=sys.stderr)
+    if arguments.speedscope:
+        name = Path(arguments.program).name
+        text = json.dumps(found.speedscope(name), indent=1, sort_keys=True) + "\n"
+        try:
+            Path(arguments.speedscope).write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise UsageError(f"error: cannot write {arguments.speedscope}: {error}") from None
 
 
 def vm_failure(program, error, inputs: api.Inputs, engine: str):
@@ -185,15 +235,20 @@ def command_run(arguments) -> int:
         raise UsageError("error: --reference runs Trident source; a .tasm program runs on the VM")
     if arguments.reference:
         return run_source(arguments)
+    arguments.function_profile = arguments.function_profile or bool(arguments.speedscope)
     program, result = _execute(arguments)
     inputs = run_inputs(arguments)
     checked = getattr(arguments, "checked", None)
     if arguments.json:
-        print(json.dumps(result_json(program, result, inputs, arguments.engine, checked)))
+        report = result_json(program, result, inputs, arguments.engine, checked)
+        if arguments.function_profile:
+            report["profile"] = arguments.run_profile.as_json()
+        print(json.dumps(report))
     else:
         for value in result.output:
             print(value)
         report_error(program, result, inputs, arguments.engine, checked)
+    write_profile(arguments)
     return EXIT_OK if result.error is None else EXIT_FAILED
 
 

@@ -47,7 +47,7 @@ UNLIMITED = 1 << 62  # the evaluator always ends (no recursion, every loop count
 # By default a test also runs on the reference evaluator when its VM run ended within this
 # many cycles: the evaluator is a tree walker, some hundred times slower than the JIT.
 REFERENCE_CYCLES = 1 << 20
-ENGINES = ("auto", "interp", "jit")
+ENGINES = ("auto", "interp", "jit", "tiered")
 
 
 def _step_limit(run) -> bool:

@@ -25,7 +25,6 @@ from __future__ import annotations
 import ctypes
 from dataclasses import dataclass
 from functools import lru_cache, partial
-from itertools import repeat
 
 import numpy as np
 
@@ -56,10 +55,12 @@ class Options:
     """How a program is compiled.  `tiered`: only regions that may run more than once
     (vm.jit.blocks: `hot_checkpoints`); the interpreter runs the rest.  Without it every
     region is compiled (the tests use that to exercise the code generator everywhere).
-    `unit_limit`: instructions per native function (vm.jit.units)."""
+    `unit_limit`: instructions per native function (vm.jit.units).  `checkpoints`: exactly
+    these regions, sorted (the tiered engine compiles one function at a time, vm.jit.tiers)."""
 
     tiered: bool = True
     unit_limit: int = DEFAULT_LIMIT
+    checkpoints: tuple[int, ...] | None = None
 
 
 @dataclass(frozen=True)
@@ -70,6 +71,18 @@ class CompiledProgram:
     entries: frozenset[int]  # the checkpoints whose regions are compiled
     seconds: float  # time to compile or load it
     source: str  # "memory", "disk" or "compiled"
+
+    # A compiled program is its own dispatch table (`run`): every entry is its own, and
+    # nothing is watched beyond them (vm.jit.tiers has several programs and watches more).
+    @property
+    def watch(self) -> frozenset[int]:
+        return self.entries
+
+    def module(self, ip: int) -> CompiledProgram:
+        return self
+
+    def arrive(self, ip: int) -> None:
+        """Control reached checkpoint `ip` outside compiled code (a tiered run counts it)."""
 
 
 def program_key(program: Program, options: Options = Options()) -> str:
@@ -97,7 +110,10 @@ def compile_program(program: Program, options: Options = Options()) -> CompiledP
             program, cached.blocks, cached.function, cached.entries, 0.0, "memory"
         )
     blocks = split_blocks(program)
-    entries = blocks.hot_checkpoints if options.tiered else blocks.checkpoints
+    if options.checkpoints is not None:
+        entries = frozenset(options.checkpoints)
+    else:
+        entries = blocks.hot_checkpoints if options.tiered else blocks.checkpoints
     symbol = f"tri_program_{key[:24]}"
     build = partial(generate, program, symbol, blocks, entries, options.unit_limit)
     compiled = compiler.load(key, symbol, build)
@@ -117,6 +133,7 @@ class Stop:
     ip: int
     finished: bool
     error: VMError | None = None
+    steps: int = 0  # cycles interpreted in this call
 
 
 def interpret(
@@ -129,26 +146,35 @@ def interpret(
     else paused.  The error record is built as `vm.interp.run_machine` builds it;
     `cycles_before` are cycles of the run that `visits` does not hold.
     """
-    program = machine.program
+    taken = 0
     try:
-        for _ in repeat(None, steps_allowed):
+        for taken in range(1, steps_allowed + 1):
             following = steps[ip]()
             visits[ip] += 1
             ip = following
             if ip in until:
-                return Stop(ip, False)
-        if not final:
-            return Stop(ip, False)
-        raise Fault(STEP_LIMIT_KIND, f"the run did not halt within {max_steps} steps (--max-steps)")
+                return Stop(ip, False, steps=taken)
     except Halt:
         visits[ip] += 1
-        return Stop(ip, True)
-    except Fault as fault:
-        index = program.op_index.get(ip)
-        text = program.ops[index].text if index is not None else "<end of program>"
-        cycle = cycles_before + sum(visits)
-        calls = tuple(after for after, _ in machine.jump_stack)
-        return Stop(ip, True, VMError(fault.kind, ip, text, cycle, fault.message, calls))
+        return Stop(ip, True, steps=taken)
+    except Fault as fault:  # the failing instruction did not complete
+        taken -= 1
+        error = _error(machine, ip, fault.kind, fault.message, cycles_before + sum(visits))
+        return Stop(ip, True, error, steps=taken)
+    if not final:
+        return Stop(ip, False, steps=taken)
+    message = f"the run did not halt within {max_steps} steps (--max-steps)"
+    error = _error(machine, ip, STEP_LIMIT_KIND, message, cycles_before + sum(visits))
+    return Stop(ip, True, error, steps=taken)
+
+
+def _error(machine, ip: int, kind: str, message: str, cycle: int) -> VMError:
+    """The error record, built as `vm.interp.run_machine` builds it."""
+    program = machine.program
+    index = program.op_index.get(ip)
+    text = program.ops[index].text if index is not None else "<end of program>"
+    calls = tuple(after for after, _ in machine.jump_stack)
+    return VMError(kind, ip, text, cycle, message, calls)
 
 
 # --- the run -------------------------------------------------------------------------------------
@@ -200,18 +226,23 @@ class _Shell:
 _shells: dict[str, _Shell] = {}
 
 
-def _shell(compiled: CompiledProgram) -> _Shell:
+def _shell(program: Program) -> _Shell:
     """The program's shell, or a new one if it is in use (a run in another thread)."""
-    key = program_key(compiled.program)
+    key = program_key(program)
     shell = _shells.get(key)
-    if shell is None or shell.busy or shell.machine.program is not compiled.program:
-        shell = _Shell(compiled.program)
+    if shell is None or shell.busy or shell.machine.program is not program:
+        shell = _Shell(program)
         _shells[key] = shell
     return shell
 
 
-def run(compiled: CompiledProgram, machine: Machine, ip: int, visits: list[int], max_steps: int):
+def run(dispatch, machine: Machine, ip: int, visits: list[int], max_steps: int):
     """Continue the run of `machine` from `ip` natively; `visits` so far (interpreted).
+
+    `dispatch` is a `CompiledProgram`, or several compiled parts of one program
+    (vm.jit.tiers.Tiers): `entries`, the checkpoints compiled code runs from; `module(ip)`,
+    the compiled program that holds checkpoint `ip`; `watch`, the checkpoints where the
+    interpreter stops to call `arrive(ip)` (which may compile more) and to look again.
 
     One native state serves the whole run, made from `machine`: while the interpreter runs
     a region that is not compiled (up to the first compiled checkpoint, a hand-off) or a
@@ -220,12 +251,12 @@ def run(compiled: CompiledProgram, machine: Machine, ip: int, visits: list[int],
     between the two.  Cycles run natively are counted per block in the state and added to
     `visits` at the end.
     """
-    shell = _shell(compiled)
-    state = NativeState(machine, compiled.blocks, max_steps - sum(visits), shell.capacities)
+    shell = _shell(dispatch.program)
+    state = NativeState(machine, dispatch.blocks, max_steps - sum(visits), shell.capacities)
     shell.busy = True
     try:
         shell.attach(state, machine.output)
-        record = _run(compiled, state, shell, ip, visits, max_steps)
+        record = _run(dispatch, state, shell, ip, visits, max_steps)
         shell.capacities = state.capacities()
     finally:
         shell.attach(None, [])
@@ -233,36 +264,55 @@ def run(compiled: CompiledProgram, machine: Machine, ip: int, visits: list[int],
     return record
 
 
-def _run(compiled, state: NativeState, shell: _Shell, ip: int, visits, max_steps: int) -> Run:
+def _run(dispatch, state: NativeState, shell: _Shell, ip: int, visits, max_steps: int) -> Run:
     machine, steps = shell.machine, shell.steps
     native = 0  # cycles counted in the state's blocks
+    interpreted = sum(visits)  # cycles counted in `visits`
     error = None
-    status = Status.HANDOFF if ip not in compiled.entries else None
+    status = Status.HANDOFF if ip not in dispatch.entries else None
     while True:
         if status is None:
+            module = dispatch.module(ip)
             budget = int(state.control[Control.BUDGET])
-            status, ip = _call(compiled, state, ip)
+            status, ip = _call(module, state, ip)
             native += budget - int(state.control[Control.BUDGET])
+            if status == Status.HANDOFF and ip not in module.entries:
+                dispatch.arrive(ip)  # left for code this module does not hold
+                if ip in dispatch.entries:
+                    status = None  # another module holds it: no need to leave native state
+                    continue
         state.to_machine(machine)
         if status == Status.HALTED:
             break
         if status == Status.FAILED:  # its block was counted whole
-            for address in _unexecuted_tail(compiled, ip):
+            tail = _unexecuted_tail(module, ip)
+            for address in tail:
                 visits[address] -= 1
-        left = max_steps - native - sum(visits)
-        until = frozenset() if status == Status.FAILED else compiled.entries
-        stop = interpret(machine, steps, ip, visits, left, max_steps, True, until, native)
-        if status == Status.FAILED:
+            interpreted -= len(tail)
+            stop = interpret(machine, steps, ip, visits, 1, max_steps, True, (), native)
             _check_failure(state, ip, stop)
+            error = stop.error
+            break
+        while True:  # interpret up to a compiled checkpoint (counting arrivals on the way)
+            left = max_steps - native - interpreted
+            watch = dispatch.watch
+            stop = interpret(machine, steps, ip, visits, left, max_steps, True, watch, native)
+            interpreted += stop.steps
+            ip = stop.ip
+            if stop.finished or ip in dispatch.entries:
+                break
+            dispatch.arrive(ip)
+            if ip in dispatch.entries:
+                break
         if stop.finished:
             error = stop.error
             break
-        state.from_machine(machine, max_steps - native - sum(visits))
-        ip, status = stop.ip, None
+        state.from_machine(machine, max_steps - native - interpreted)
+        status = None
     counted = state.visits()
     counted += np.fromiter(visits, dtype=np.int64, count=len(visits))  # the interpreted steps
     visits = counted.tolist()
-    return _record(compiled, machine, visits, state, error)
+    return _record(dispatch, machine, visits, state, error)
 
 
 def _record(compiled, machine, visits, state: NativeState, error=None) -> Run:
