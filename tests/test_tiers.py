@@ -12,44 +12,24 @@ and the run is unchanged; and `tri run --engine tiered` at every level.
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
 from corpus import corpus, expectations
 from program_generator import LARGE, SMALL, generate
+from test_jit import assert_same_run, private_cache  # noqa: F401 - the fixture is used
 
 import vm.jit
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
 from compiler.pipeline import compile_program
 from tri.cli import main
-from vm import interp, tables
+from vm import interp
 from vm.jit import tiers
 from vm.jit.tiers import Tiers, run_tiered
 from vm.tasm import parse
 
-RUN_FIELDS = ("output", "cycles", "stack", "ram", "visits", "u32_entries", "permutation_inputs")
 pytestmark = pytest.mark.skipif(not vm.jit.available(), reason="llvmlite is a dependency")
-
-
-@pytest.fixture(scope="module", autouse=True)
-def private_cache(tmp_path_factory):
-    """Compiled code goes to a temporary disk cache, never the user's."""
-    previous = os.environ.get("TRI_JIT_CACHE")
-    os.environ["TRI_JIT_CACHE"] = str(tmp_path_factory.mktemp("jit-cache"))
-    yield
-    if previous is None:
-        del os.environ["TRI_JIT_CACHE"]
-    else:
-        os.environ["TRI_JIT_CACHE"] = previous
-
-
-def assert_same_run(expected, actual) -> None:
-    for name in RUN_FIELDS:
-        assert getattr(actual, name) == getattr(expected, name), name
-    assert actual.error == expected.error
-    assert tables.heights(actual) == tables.heights(expected)
 
 
 def eager(program, **settings) -> Tiers:

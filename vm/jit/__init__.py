@@ -106,21 +106,22 @@ class _Run:
         self.visits = [0] * (program.length + 1)
         self.max_steps = max_steps
         self.steps = None
+        self.cycles = 0  # interpreted so far
         self.ip, self.finished, self.error = 0, False, None
 
     def interpret(self, cycles: int, until=frozenset()) -> None:
         """Interpret up to `cycles` more cycles (stopping early at an address in `until`)."""
         from vm.jit import runtime
 
-        cycles_done = sum(self.visits)
-        allowed = min(cycles, self.max_steps - cycles_done)
-        final = cycles_done + allowed == self.max_steps
+        allowed = min(cycles, self.max_steps - self.cycles)
+        final = self.cycles + allowed == self.max_steps
         if self.steps is None:
             self.steps = interp.step_functions(self.machine)
         stop = runtime.interpret(
             self.machine, self.steps, self.ip, self.visits, allowed, self.max_steps, final, until
         )
         self.ip, self.finished, self.error = stop.ip, stop.finished, stop.error
+        self.cycles += stop.steps
 
     def finish_natively(self, options=None) -> Run:
         from vm.jit import runtime
@@ -134,7 +135,7 @@ class _Run:
         return Run(
             program=self.program,
             output=machine.output,
-            cycles=sum(self.visits),
+            cycles=self.cycles,
             stack=machine.stack,
             ram=machine.ram,
             visits=self.visits,

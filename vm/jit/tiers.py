@@ -35,7 +35,6 @@ import bisect
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from vm import interp
 from vm.interp import DEFAULT_MAX_STEPS, Run
 from vm.isa import Flow
 from vm.ram import RamImage
@@ -206,24 +205,22 @@ def run_tiered(
         tiers = _program_tiers(program)
     if not available():
         tiers.first_look = max_steps + 1  # nothing is ever compiled
-    machine = interp.initial_machine(program, public_input, secret_input, secret_digests, ram)
-    steps = interp.step_functions(machine)
-    visits = [0] * (program.length + 1)
-    ip, done = 0, 0
+    from vm.jit import _Run
+
+    run = _Run(program, (public_input, secret_input, secret_digests, ram), max_steps, False)
     if 0 in tiers.watch:
         tiers.arrive(0)
     while True:  # interpreted until a compiled checkpoint comes up
-        left = max_steps - done
-        stop = runtime.interpret(machine, steps, ip, visits, left, max_steps, True, tiers.watch)
-        done += stop.steps
-        tiers.cycles += stop.steps
-        ip = stop.ip
-        if stop.finished:
-            return TieredRun(_record(machine, visits, stop.error), tiers)
-        if ip not in tiers.entries:
-            tiers.arrive(ip)
-        if ip in tiers.entries:
-            return TieredRun(runtime.run(tiers, machine, ip, visits, max_steps), tiers)
+        before = run.cycles
+        run.interpret(max_steps, until=tiers.watch)
+        tiers.cycles += run.cycles - before
+        if run.finished:
+            return TieredRun(run.record(), tiers)
+        if run.ip not in tiers.entries:
+            tiers.arrive(run.ip)
+        if run.ip in tiers.entries:
+            native = runtime.run(tiers, run.machine, run.ip, run.visits, max_steps)
+            return TieredRun(native, tiers)
 
 
 _TIERS: dict[str, Tiers] = {}
@@ -240,17 +237,3 @@ def _program_tiers(program: Program) -> Tiers:
             del _TIERS[next(iter(_TIERS))]
         found = _TIERS[key] = Tiers(program)
     return found
-
-
-def _record(machine, visits: list[int], error) -> Run:
-    return Run(
-        program=machine.program,
-        output=machine.output,
-        cycles=sum(visits),
-        stack=machine.stack,
-        ram=machine.ram,
-        visits=visits,
-        u32_entries=machine.u32_entries,
-        permutation_inputs=machine.permutation_inputs,
-        error=error,
-    )
