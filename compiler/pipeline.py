@@ -175,14 +175,7 @@ def compile_program(
     if level not in LEVELS:
         raise ValueError(f"no optimization level {level}; the levels are {sorted(LEVELS)}")
     if lowerer is None:
-        lowerer = CLASSICAL
-        if level >= 2:
-            from compiler.search.lowerer import SearchLowerer
-
-            policy = None
-            if level >= 3:
-                policy = _model(weights, engine, model)
-            lowerer = SearchLowerer(policy=policy)
+        lowerer = search_lowerer(level, weights, engine, model) if level >= 2 else CLASSICAL
     last = BACK_END[-1].name
     held = dump
     if level >= 2 and dump is not None:  # the last dump is of the program chosen below
@@ -247,6 +240,16 @@ def choose_unrolled(checked, profile, isa: str = "rel") -> frozenset[str]:
         if trial < best:
             chosen, best = chosen | {label}, trial
     return chosen
+
+
+def search_lowerer(level: int, weights=None, engine: str = "numpy", model=None, **options):
+    """The `-O2` block lowerer (compiler.search.lowerer), with the `-O3` model at level 3
+    (`weights`, `engine` and `model` as in `compile_program`); `options` go to it (e.g.
+    `table`, a decision table)."""
+    from compiler.search.lowerer import SearchLowerer
+
+    policy = _model(weights, engine, model) if level >= 3 else None
+    return SearchLowerer(policy=policy, **options)
 
 
 def _model(weights, engine: str, model: str | None = None):

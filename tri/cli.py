@@ -30,6 +30,7 @@ COMMANDS = {
     "equiv": ("equiv", "check that two TASM blocks or two functions mean the same, failure too"),
     "audit": ("audit", "prove each function's contracts for all inputs, or find a counterexample"),
     "build": ("build", "compile a .tri program (or a module's public functions) to TASM"),
+    "decisions": ("decisions", "show, freeze or check a table of -O2/-O3 block decisions"),
     "bench": ("bench", "compare the compiled stdlib with the hand-written baselines"),
     "hash": ("hash", "print a content hash of each function: its meaning, not its spelling"),
     "doc": ("doc", "write documentation of modules' public functions, constants and structs"),

@@ -100,16 +100,21 @@ def rules_identity() -> str:
     return database.load().header["sha256"]
 
 
+def contract_facts(contract) -> dict:
+    """The facts of a block's contract that the search and the checker use."""
+    return {
+        "dont_care": sorted(contract.dont_care),
+        "u32_entry": sorted(contract.u32_entry),
+        "minimum_entry_length": contract.minimum_entry_length,
+        "entry_depth": contract.entry_depth,
+        "exit_depth": contract.exit_depth,
+    }
+
+
 def decision_key(baseline, contract, settings: dict, model_identity: str | None) -> str:
     content = {
         "baseline": [[name, argument] for name, argument in baseline],
-        "contract": {
-            "dont_care": sorted(contract.dont_care),
-            "u32_entry": sorted(contract.u32_entry),
-            "minimum_entry_length": contract.minimum_entry_length,
-            "entry_depth": contract.entry_depth,
-            "exit_depth": contract.exit_depth,
-        },
+        "contract": contract_facts(contract),
         "model": model_identity,
         "rules": rules_identity(),
         "settings": settings,

@@ -30,6 +30,10 @@ under a key of everything it depends on.  A cached decision is re-validated as a
 candidate would be (proven equivalent to the baseline, strictly cheaper, figures
 consistent with the code) before it is used, so a build from the cache emits the same
 TASM and reports the same funnel (its seconds aside) as a build without it.
+
+A decision table (compiler.search.decisions; `tri build --decisions FILE`) goes first: a
+frozen entry, re-validated the same way, is emitted without a search or the model, and
+every block decided afresh is recorded in the table as a sample.
 """
 
 from __future__ import annotations
@@ -136,6 +140,7 @@ class SearchLowerer:
         windows: bool = True,
         policy=None,
         policy_budget: int = POLICY_BUDGET,
+        table=None,
     ):
         """`schedule(dag, budget, bound) -> Result` searches a whole block (e.g. a
         policy-guided search, compiler.search.guided); `windows=False` keeps the
@@ -143,7 +148,9 @@ class SearchLowerer:
         With a `policy` (`-O3`: the model, compiler.neural.model.NeuralPolicy), a block
         the unguided search has not proven optimal also gets the policy's greedy
         schedule and a search it guides (`policy_budget` states), and the cheapest of
-        all is the candidate."""
+        all is the candidate.  With a `table` (compiler.search.decisions.DecisionTable), a
+        frozen entry is emitted without a search once re-validated, and every block
+        decided afresh is recorded in it."""
         self.length, self.budget = length, budget
         self.whole, self.whole_budget = whole, whole_budget
         self.tail = tail
@@ -153,6 +160,10 @@ class SearchLowerer:
         self.instructions = instruction_set()
         self.cache = DecisionCache.from_environment() if cache == ENVIRONMENT else cache
         self.replaced: dict[int, tuple] = {}  # id(block) -> (block, baseline), for `in_place`
+        self.table = table
+        self.sampled: dict[str, Decision] = {}  # table key -> the decision made in this build
+        self.searches = 0  # blocks searched (`decide`): neither cached nor from the table
+        self.model_runs = 0  # blocks the -O3 model was asked about
 
     def settings(self) -> dict:
         """The search settings a decision depends on (part of the cache key)."""
@@ -213,11 +224,46 @@ class SearchLowerer:
         return [(item.name, item.arg) for item in SearchLowerer.baseline_code(block)]
 
     def choose(self, block: Block, baseline: list) -> list:
-        """The block's code: from the cache when a re-validated decision is there, else
-        decided (and cached); the funnel counts the decision either way."""
+        """The block's code: the table's frozen decision, re-validated, if there is one;
+        else from the cache when a re-validated decision is there, else decided (and
+        cached), and recorded in the table; the funnel counts the decision either way."""
         if len(baseline) < 2:
             self.funnel.blocks += 1
             return baseline
+        if self.table is None:
+            return list(self.cached_or_decided(block, baseline).instructions)
+        table_key = self.table.key(baseline, block.contract)
+        frozen = self.table.frozen(table_key)
+        if frozen is not None:
+            if self.revalidate(frozen, baseline, block.contract):
+                self.table.hits += 1
+                self.record(frozen)
+                return list(frozen.instructions)
+            self.table.refuse(table_key)
+        decision = self.sampled.get(table_key)
+        if decision is None:  # a block's first time in this build: decided, and a sample
+            decision = self.sampled[table_key] = self.cached_or_decided(block, baseline)
+            self.table.add(
+                table_key, baseline, block.contract, decision, self.level, self.identities()
+            )
+        else:
+            self.record(decision)
+        return list(decision.instructions)
+
+    @property
+    def level(self) -> int:
+        return 2 if self.policy is None else 3
+
+    def identities(self) -> dict:
+        """What a decision of this lowerer was made under: model, rules and code."""
+        from compiler.search.cache import code_identity, rules_identity
+
+        model = None if self.policy is None else self.policy.identity
+        return {"model": model, "rules": rules_identity(), "code": code_identity()}
+
+    def cached_or_decided(self, block: Block, baseline: list) -> Decision:
+        """The block's decision from the cache when a re-validated one is there, else
+        decided (and cached); recorded in the funnel either way."""
         key = None
         if self.cache is not None:
             key = self.cache.key(baseline, block.contract, self.settings())
@@ -225,13 +271,13 @@ class SearchLowerer:
             if cached is not None:
                 if self.revalidate(cached, baseline, block.contract):
                     self.record(cached)
-                    return list(cached.instructions)
+                    return cached
                 self.cache.reject()
         decision = self.decide(block, baseline)
         self.record(decision)
         if key is not None:
             self.cache.put(key, decision)
-        return list(decision.instructions)
+        return decision
 
     def record(self, decision: Decision) -> None:
         size, cheaper, optimal = decision.by_size
@@ -266,6 +312,7 @@ class SearchLowerer:
 
     def decide(self, block: Block, baseline: list) -> Decision:
         """Search the block and check the candidate (see the module docstring)."""
+        self.searches += 1
         funnel = Funnel(blocks=1, searched=1)
         contract = block.contract
         start = rewrite(baseline, o2_rules())[0]
@@ -345,6 +392,7 @@ class SearchLowerer:
         (too many nodes for the model) keeps `found`."""
         from compiler.search.guided import decode_greedy, led_schedule
 
+        self.model_runs += 1
         try:
             dag = build_dag(start, dont_care)
             # no longer than the best so far (or the plain schedule, if that is longer)

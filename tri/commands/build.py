@@ -57,6 +57,12 @@ def register(commands) -> None:
     add_level_options(build)
     add_profile_option(build)
     add_model_options(build)
+    build.add_argument(
+        "--decisions",
+        metavar="FILE.json",
+        help="at -O2 and -O3, a decision table: its frozen entries are used without a search, "
+        "every other block is decided and recorded in it (tri decisions freeze, check)",
+    )
     build.add_argument("--isa", choices=ISAS, default="rel", help="instruction set (default: rel)")
     add_source_options(build)
     build.set_defaults(handler=command_build)
@@ -81,14 +87,30 @@ def compile_source(path_text: str, arguments, level: int = DEFAULT_LEVEL, isa="r
         from compiler.neural.weights import WeightsError
 
         model_errors = (ProgramModelError, WeightsError)
+    table_path = getattr(arguments, "decisions", None)
+    table = None
+    if table_path is not None:
+        if level < 2:
+            raise UsageError(
+                "error: --decisions records the -O2 and -O3 search's decisions; add -O2 or -O3"
+            )
+        from tri.commands.decisions import read_table
+
+        table = read_table(table_path, must_exist=False)
     checked = load_checked(path_text, arguments, dump)
     engine = getattr(arguments, "model_engine", "numpy")
     if level == 3 and engine == "vm" and model is None and sys.stderr.isatty():
         note_model_compile()
     try:
+        lowerer = None
+        if table is not None:
+            from compiler.pipeline import search_lowerer
+
+            lowerer = search_lowerer(level, weights, engine, model, table=table)
         compiled = compile_program(
             checked,
             level,
+            lowerer=lowerer,
             isa=isa,
             dump=dump,
             engine=engine,
@@ -100,7 +122,27 @@ def compile_source(path_text: str, arguments, level: int = DEFAULT_LEVEL, isa="r
         raise UsageError(render_all(failure.diagnostics)) from None
     except model_errors as problem:
         raise UsageError(f"error: --model {problem}") from None
+    if table is not None:
+        finish_table(table, table_path, lowerer)
     return checked, compiled
+
+
+def finish_table(table, path_text: str, lowerer) -> None:
+    """Write the decision table back and say on stderr what the build did with it."""
+    from tri.commands.common import OUTPUT
+    from tri.commands.decisions import write_table
+
+    write_table(table, path_text)
+    if OUTPUT.quiet:
+        return
+    summary = table.summary()
+    print(
+        f"decisions: {path_text}: {summary['hits']} blocks from the table, "
+        f"{summary['decided']} decided ({lowerer.searches} searched, the model asked "
+        f"{lowerer.model_runs} times), {summary['refused']} frozen entries refused; "
+        f"{summary['entries']} entries, {summary['frozen']} frozen",
+        file=sys.stderr,
+    )
 
 
 def note_model_compile() -> None:
