@@ -192,7 +192,11 @@ def compile_program(
             labels = "all" if unrolled == "all" else frozenset(unrolled)
     if labels == "all":
         labels = frozenset(unrollable(run_steps(BACK_END[:3], checked, Options(1))["tir-opt"]))
-    compiled = _build(checked, Options(level, lowerer, unroll=labels), isa, held)
+    options = Options(level, lowerer, unroll=labels)
+    plan = getattr(lowerer, "plan", None)
+    if plan is not None and plan.spread == "profile":
+        lowerer.plan = plan_budgets(checked, plan, options, profile, isa)
+    compiled = _build(checked, options, isa, held)
     if level >= 3:
         policy = getattr(lowerer, "policy", None)
         compiled.outputs["model"] = None if policy is None else policy.identity
@@ -240,6 +244,22 @@ def choose_unrolled(checked, profile, isa: str = "rel") -> frozenset[str]:
         if trial < best:
             chosen, best = chosen | {label}, trial
     return chosen
+
+
+def plan_budgets(checked, plan, options: Options, profile, isa: str = "rel"):
+    """`plan` (compiler.search.budget.BudgetPlan: its scale, spread "profile") made for the
+    blocks this build lowers, from the runs `profile` gives of the `-O1` build: the
+    lowerer (`options.lowerer`) decides them hot first (compiler.search.budget.hot_first)
+    and keeps their code for the build; without a profile every block gets the plan's
+    scale."""
+    from compiler.search import budget
+
+    if profile is None:
+        return replace(plan, factors={})
+    blocks = budget.program_blocks(run_steps(BACK_END[:4], checked, options)["unroll"])
+    baseline = compile_program(checked, 1, isa=isa).program
+    visits = budget.origin_visits(baseline, profile(baseline))
+    return budget.hot_first(options.lowerer, blocks, visits, plan.scale)
 
 
 def search_lowerer(level: int, weights=None, engine: str = "numpy", model=None, **options):

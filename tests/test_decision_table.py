@@ -138,3 +138,27 @@ def test_at_o2_and_bad_files(capsys, tmp_path):
     assert code == 2 and "not a decision table" in err and "Traceback" not in err
     code, _, err = tri(capsys, "decisions", "check", tmp_path / "absent.json")
     assert code == 2 and "no such decision table" in err
+
+
+def test_the_documented_session(capsys, tmp_path, monkeypatch, no_cache):
+    """docs/cli.md's `tri decisions` session prints what the page shows, command by command."""
+    from doc_blocks import fenced, session
+
+    root = Path(__file__).parents[1]
+    text = (root / "docs" / "cli.md").read_text()
+    section = text.split("## tri decisions")[1].split("\n## ")[0]
+    (block,) = fenced(section, "console")
+    monkeypatch.chdir(tmp_path)
+    steps = session(block)
+    assert [command.split()[:3] for command, _ in steps][:2] == [
+        ["tri", "build", "-O3"],
+        ["tri", "decisions", "freeze"],
+    ]
+    for command, shown in steps:
+        arguments = [
+            str(root / word) if word.startswith("tests/") else word for word in command.split()[1:]
+        ]
+        code, out, err = tri(capsys, *arguments)
+        assert code == 0, (command, err)
+        assert (out + err).splitlines() == shown, command
+    assert (tmp_path / "again.tasm").read_bytes() == (tmp_path / "arrays.tasm").read_bytes()

@@ -34,6 +34,9 @@ TASM and reports the same funnel (its seconds aside) as a build without it.
 A decision table (compiler.search.decisions; `tri build --decisions FILE`) goes first: a
 frozen entry, re-validated the same way, is emitted without a search or the model, and
 every block decided afresh is recorded in the table as a sample.
+
+A `BudgetPlan` (compiler.search.budget) multiplies each block's budgets by its factor: the
+same for every block, or, with a profile, more for the blocks the runs execute most.
 """
 
 from __future__ import annotations
@@ -48,6 +51,7 @@ from compiler.lower.classical import CLASSICAL
 from compiler.optimize.engine import Item, origin_of, rewrite
 from compiler.optimize.passes import optimize_items, rewrite_run
 from compiler.optimize.rules import TASM_RULES
+from compiler.search.budget import scaled, signature
 from compiler.search.cache import FUNNEL_FIELDS, Decision, DecisionCache
 from compiler.search.dag import DagError, build_dag
 from compiler.search.moves import PolicyDeclined
@@ -141,6 +145,7 @@ class SearchLowerer:
         policy=None,
         policy_budget: int = POLICY_BUDGET,
         table=None,
+        plan=None,
     ):
         """`schedule(dag, budget, bound) -> Result` searches a whole block (e.g. a
         policy-guided search, compiler.search.guided); `windows=False` keeps the
@@ -150,7 +155,9 @@ class SearchLowerer:
         schedule and a search it guides (`policy_budget` states), and the cheapest of
         all is the candidate.  With a `table` (compiler.search.decisions.DecisionTable), a
         frozen entry is emitted without a search once re-validated, and every block
-        decided afresh is recorded in it."""
+        decided afresh is recorded in it.  With a `plan` (compiler.search.budget.BudgetPlan)
+        each block's budgets are multiplied by its factor (`compile_program` plans a build
+        from its profile when the plan's spread is "profile")."""
         self.length, self.budget = length, budget
         self.whole, self.whole_budget = whole, whole_budget
         self.tail = tail
@@ -164,6 +171,11 @@ class SearchLowerer:
         self.sampled: dict[str, Decision] = {}  # table key -> the decision made in this build
         self.searches = 0  # blocks searched (`decide`): neither cached nor from the table
         self.model_runs = 0  # blocks the -O3 model was asked about
+        self.plan = plan
+        self.factor = 1.0  # the budget factor of the block being lowered
+        self.allowed = 0  # search states the budgets of the searches so far allowed
+        self.decided: dict = {}  # block signature -> its code, decided ahead (`decide_first`)
+        self.plan_factor = None  # the factor `decide_first` decides with
 
     def settings(self) -> dict:
         """The search settings a decision depends on (part of the cache key)."""
@@ -178,7 +190,7 @@ class SearchLowerer:
             "policy": None if self.policy is None else self.policy.identity,
             "policy_budget": self.policy_budget,
             "policy_search": "led_schedule",
-        }
+        } | ({} if self.factor == 1.0 else {"budget_factor": self.factor})
 
     def lower_block(self, block: Block) -> list[Instr]:
         """The block's code: the search's choice, or the baseline, which keeps the origins
@@ -186,13 +198,27 @@ class SearchLowerer:
         start = time.process_time()
         code = self.baseline_code(block)
         baseline = [(item.name, item.arg) for item in code]
-        chosen = self.choose(block, baseline)
+        chosen = self.decided.pop(signature(block), None)
+        if chosen is None:
+            chosen = self.choose(block, baseline)
         if chosen != baseline:
             self.replaced[id(block)] = (block, code)
         self.funnel.seconds += time.process_time() - start
         if chosen == baseline:
             return code
         return [Instr(name, argument) for name, argument in chosen]
+
+    def decide_first(self, block: Block, factor: float) -> tuple[int, int]:
+        """Decide `block` now, its budgets multiplied by `factor`, and keep its code for
+        when lowering reaches it; (states expanded, states its budgets allowed)."""
+        start = time.process_time()
+        expanded, allowed = self.funnel.expanded, self.allowed
+        baseline = self.baseline(block)
+        self.plan_factor = factor
+        self.decided[signature(block)] = self.choose(block, baseline)
+        self.plan_factor = None
+        self.funnel.seconds += time.process_time() - start
+        return self.funnel.expanded - expanded, self.allowed - allowed
 
     def in_place(self, block: Block, chosen: list, preceding: list, following: list) -> list:
         """The block's code where it is placed: `chosen` (what `lower_block` returned) if
@@ -230,6 +256,10 @@ class SearchLowerer:
         if len(baseline) < 2:
             self.funnel.blocks += 1
             return baseline
+        if self.plan_factor is not None:
+            self.factor = self.plan_factor
+        else:
+            self.factor = 1.0 if self.plan is None else self.plan.factor(block)
         if self.table is None:
             return list(self.cached_or_decided(block, baseline).instructions)
         table_key = self.table.key(baseline, block.contract)
@@ -369,7 +399,9 @@ class SearchLowerer:
         if len(baseline) <= self.whole:
             try:
                 dag = build_dag(baseline, dont_care)
-                result = self.schedule(dag, self.whole_budget, cost(baseline))
+                budget = scaled(self.whole_budget, self.factor)
+                self.allowed += budget
+                result = self.schedule(dag, budget, cost(baseline))
             except (DagError, ScheduleError):
                 result = None
             if result is not None:
@@ -379,8 +411,11 @@ class SearchLowerer:
                 whole = result.instructions or baseline
         if not self.windows:
             return whole, False
-        found = windowed_schedule(baseline, dont_care, self.length, self.budget, tail=self.tail)
+        tail = self.tail and (self.tail[0], scaled(self.tail[1], self.factor))
+        budget = scaled(self.budget, self.factor)
+        found = windowed_schedule(baseline, dont_care, self.length, budget, tail=tail)
         funnel.expanded += found.expanded
+        self.allowed += found.searched * budget
         if cost(whole) <= cost(found.instructions):
             return whole, False
         return found.instructions, found.windows == 1 and found.optimal_windows == 1
@@ -398,7 +433,9 @@ class SearchLowerer:
             # no longer than the best so far (or the plain schedule, if that is longer)
             results = [decode_greedy(self.policy, dag, len(found))]
             bound = min(cost(found), cost(results[0].instructions or found))
-            results.append(led_schedule(dag, self.policy, self.policy_budget, bound))
+            budget = scaled(self.policy_budget, self.factor)
+            self.allowed += budget
+            results.append(led_schedule(dag, self.policy, budget, bound))
         except (DagError, ScheduleError, PolicyDeclined):
             return found
         best = found

@@ -12,10 +12,12 @@ from pathlib import Path
 from compiler.levels import DEFAULT_LEVEL
 from tri.commands.common import EXIT_OK, OUTPUT, UsageError, is_tasm
 from tri.commands.source import (
+    add_budget_options,
     add_level_options,
     add_model_options,
     add_profile_option,
     add_source_options,
+    budget_plan,
     load_checked,
     profile_for,
     render_all,
@@ -56,6 +58,7 @@ def register(commands) -> None:
     )
     add_level_options(build)
     add_profile_option(build)
+    add_budget_options(build)
     add_model_options(build)
     build.add_argument(
         "--decisions",
@@ -97,16 +100,17 @@ def compile_source(path_text: str, arguments, level: int = DEFAULT_LEVEL, isa="r
         from tri.commands.decisions import read_table
 
         table = read_table(table_path, must_exist=False)
+    plan = budget_plan(arguments, level)
     checked = load_checked(path_text, arguments, dump)
     engine = getattr(arguments, "model_engine", "numpy")
     if level == 3 and engine == "vm" and model is None and sys.stderr.isatty():
         note_model_compile()
     try:
         lowerer = None
-        if table is not None:
+        if table is not None or plan is not None:
             from compiler.pipeline import search_lowerer
 
-            lowerer = search_lowerer(level, weights, engine, model, table=table)
+            lowerer = search_lowerer(level, weights, engine, model, table=table, plan=plan)
         compiled = compile_program(
             checked,
             level,

@@ -23,6 +23,7 @@ from tri.commands.common import (
     ram_cells,
 )
 from tri.commands.source import (
+    add_budget_options,
     add_contract_option,
     add_level_options,
     add_model_options,
@@ -105,6 +106,7 @@ def add_run_options(parser: argparse.ArgumentParser, reference: bool = True) -> 
     add_level_options(parser)
     add_model_options(parser)
     add_profile_option(parser)
+    add_budget_options(parser)
     add_source_options(parser)
     add_contract_option(parser)
 

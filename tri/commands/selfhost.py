@@ -12,7 +12,8 @@
   doing.  Then where the fixed point was reached (or that it was not) and whether
   every stage computed the same function.  `--blocks N` lets the model guide only the
   first N blocks of each build (a quicker run; the fixed point is then that compiler's);
-  `--engine` runs the stages' programs on the JIT (default) or the interpreter.  `--json`
+  `--engine` runs the stages' programs on the JIT (default), the tiered engine or the
+  interpreter.  `--json`
   prints `{"stages": [...], "fixed_point": k, "same_function": true}` instead.
 * `--retrain` (with `--iterate`) evolves the weights again before each stage after the
   first (selfhost.retrain): `--generations` rounds on the training set's blocks and the
@@ -67,9 +68,10 @@ def register(commands) -> None:
     )
     parser.add_argument(
         "--engine",
-        choices=("jit", "interp"),
+        choices=("jit", "tiered", "interp"),
         default="jit",
-        help="where the stages' programs run (default jit)",
+        help="where the stages' programs run: the JIT (default), the tiered engine (hot "
+        "functions compiled alone) or the interpreter",
     )
     parser.add_argument(
         "--retrain",

@@ -113,6 +113,61 @@ def add_profile_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+MAXIMUM_SEARCH_BUDGET = 64.0  # --search-budget: a bound, so a build stays bounded
+
+
+def search_budget(text: str) -> float:
+    """A `--search-budget` factor: a number above 0, at most `MAXIMUM_SEARCH_BUDGET`."""
+    try:
+        factor = float(text)
+    except ValueError:
+        factor = None
+    if factor is None or not 0 < factor <= MAXIMUM_SEARCH_BUDGET:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not a factor above 0 and at most {MAXIMUM_SEARCH_BUDGET:g} (1 is the "
+            "default budget, 0.5 half of it)"
+        )
+    return factor
+
+
+def add_budget_options(parser: argparse.ArgumentParser) -> None:
+    """How much the -O2/-O3 search may do, and where: `--search-budget`, `--hot-first`."""
+    parser.add_argument(
+        "--search-budget",
+        type=search_budget,
+        default=None,
+        metavar="FACTOR",
+        help="at -O2 and -O3, multiply the search's budget for every block by FACTOR (default "
+        "1; lower builds faster: at 0.05 the corpus's search takes a quarter of the time)",
+    )
+    parser.add_argument(
+        "--hot-first",
+        action="store_true",
+        help="with --profile-input, spend the same total budget on the blocks the runs execute "
+        "most first, and give back what a search does not use",
+    )
+
+
+def budget_plan(arguments, level: int):
+    """The search lowerer's `BudgetPlan` (compiler.search.budget) the budget options ask
+    for, None for the default; a UsageError below -O2 or for --hot-first with no profile."""
+    factor = getattr(arguments, "search_budget", None)
+    hot = getattr(arguments, "hot_first", False)
+    if level < 2 and (factor is not None or hot):
+        option = "--search-budget" if factor is not None else "--hot-first"
+        raise UsageError(f"error: {option} is for the -O2 and -O3 search; add -O2 or -O3")
+    if hot and not getattr(arguments, "profile_inputs", None):
+        raise UsageError(
+            "error: --hot-first spends the search budget on the blocks the --profile-input runs "
+            "execute most; add --profile-input"
+        )
+    if factor is None and not hot:
+        return None
+    from compiler.search.budget import BudgetPlan
+
+    return BudgetPlan(1.0 if factor is None else factor, spread="profile" if hot else "even")
+
+
 def profile_for(arguments, checked):
     """The `compile_program` profile that `--profile-input` gives (None without one): a
     program -> its runs on those inputs that finish."""
