@@ -518,6 +518,17 @@ def _syntax_diagnostic(problem: UnexpectedInput, text: str, path: str):
             if unclosed is not None:
                 return unclosed
         message = f"unexpected {found}"
+        before = text[: getattr(problem, "pos_in_stream", 0) or 0]
+        misread = _MISREAD_CONDITION.search(before) if token.type != "$END" else None
+        if misread is not None:  # docs/reference.md, Struct literals and conditions
+            keyword, head = misread.group("keyword"), " ".join(misread.group("head").split())
+            literal = " ".join((misread.group("name") + misread.group("body")).split())
+            message += f": `{literal}` after `{keyword}` was read as a struct literal"
+            hint = f"put the condition in parentheses: {keyword} ({head}) {{ ... }}"
+            if keyword == "for":  # the range's end
+                name = misread.group("name")
+                hint = f"put the range's end in parentheses: for {head[: -len(name)]}({name}) {{"
+            return error("E0001", message, path, span, hint)
         if expected and len(expected) <= 8:
             message += f"; expected {', '.join(expected)}"
         return error("E0001", message, path, span)
@@ -574,6 +585,12 @@ def _crowded_line(source, text: str, path: str):
 
 
 _CLOSING = {"{": "}", "(": ")", "[": "]"}
+# a condition ending in a capitalized name, then a block the grammar read as that name's
+# struct literal (`if x == LIMIT { x }`), just before the token the parser stopped at
+_MISREAD_CONDITION = re.compile(
+    r"\b(?P<keyword>if|match|for)\b(?P<head>[^{};]*?(?<!\w)(?<!\w\.)(?P<name>(?:[a-z_]\w*\.)*[A-Z]\w*))"
+    r"(?P<body>\s*\{[^{}]*\})\s*$"
+)
 _ITEM_WORDS = ("fn", "pub", "struct", "const", "event", "use", "sec", "hash", "#")
 
 
