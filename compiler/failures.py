@@ -136,7 +136,8 @@ def describe(kind: str, origin: Origin | None, operands, fallback: str) -> str:
     if origin is None or kind == "StepLimitExceeded":
         return fallback
     match origin.construct:
-        case "bounded" if kind in ("AssertionFailed", "BoundExceeded"):
+        case "bounded" if kind in ("AssertionFailed", "BoundExceeded", "FailedU32Conversion"):
+            # a count of 2^32 or more fails the VM's u32 test of the count: more than any bound
             return f"bounded loop ran past {origin.name} iterations"
         case "index" if kind in ("AssertionFailed", "IndexOutOfBounds", "FailedU32Conversion"):
             length = array_length(origin.name)

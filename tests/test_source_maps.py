@@ -163,6 +163,20 @@ def test_a_bounded_overrun_is_reported_at_its_loop(tmp_path, capsys, level, engi
     assert "    for i in 0..n bounded 8 {" in err
 
 
+@pytest.mark.parametrize("level", ["-O0", "-O1", "-O2"])
+@pytest.mark.parametrize("engine", ["interp", "jit", "reference"])
+def test_a_count_past_u32_is_a_bounded_overrun_too(tmp_path, capsys, level, engine):
+    """n = 2^32 and n = p - 1: the VM's u32 test of the count fails, the evaluator's bound;
+    both are the same overrun of the loop in the language's terms."""
+    path = _write(tmp_path)
+    mode = ["--reference"] if engine == "reference" else ["--engine", engine, level]
+    for count in (2**32, 2**64 - 2**32):
+        code, _, err = tri(capsys, "run", path, "--input", f"{count},0,3", *mode)
+        assert code == 1
+        assert f"{path}:12:5: error[" in err
+        assert "]: bounded loop ran past 8 iterations" in err
+
+
 def test_json_errors_carry_the_location(tmp_path, capsys):
     path = _write(tmp_path)
     code, out, _ = tri(capsys, "run", path, "--input", "0,0,4", "--json")
