@@ -48,7 +48,6 @@ class RunFailure:
             location["first_in_source"]["message"] = first.message
         return location
 
-
     def as_message(self) -> dict:
         """The failure as `--message-format json` prints it: the fields of a diagnostic
         (`compiler.diagnostics.Diagnostic.as_json`, the kind as its code) and `calls`."""

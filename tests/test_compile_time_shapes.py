@@ -67,9 +67,7 @@ def test_the_other_shapes_run_as_the_evaluator_says(tmp_path, shape):
 
 def chain(depth: int) -> str:
     """A lookup of `depth` valued links, each arm a constant: every link could be a select."""
-    links = "".join(
-        f"    }} else if n == {i} {{\n        {3 * i + 1}\n" for i in range(1, depth)
-    )
+    links = "".join(f"    }} else if n == {i} {{\n        {3 * i + 1}\n" for i in range(1, depth))
     return (
         "program chain\n\nuse vm.io.io\n\nfn lookup(n: Field) -> Field {\n"
         f"    if n == 0 {{\n        1\n{links}    }} else {{\n        7\n    }}\n}}\n\n"

@@ -93,8 +93,9 @@ def test_the_rewrite_is_the_product_and_is_noted():
     assert [name for name, _ in product].count("mul") == 4
     assert len(product) == len(COUNTED) - 4 and product[:2] == [("pick", 9), ("pick", 5)]
     assert check_equivalent(_ops(COUNTED), _ops(product)).equivalent
-    assert notes == [(conjunctions.NOTE, "count compared: a product of its conditions, "
-                      "4 instructions fewer")]
+    assert notes == [
+        (conjunctions.NOTE, "count compared: a product of its conditions, 4 instructions fewer")
+    ]
 
 
 @pytest.mark.parametrize(
@@ -166,9 +167,9 @@ def test_a_compiler_that_rewrites_without_the_proof_is_caught(monkeypatch):
             for end in range(start + 2, len(items)):
                 adds = [p for p in range(start + 2, end) if items[p][0] == "add"]
                 if tuple(items[end]) == ("push", len(adds) - 1) and len(adds) >= 3:
-                        items = list(items)
-                        items[end] = ("push", len(adds))
-                        return original(items, start)
+                    items = list(items)
+                    items[end] = ("push", len(adds))
+                    return original(items, start)
         return found
 
     monkeypatch.setattr(conjunctions, "_count", any_count)

@@ -148,9 +148,7 @@ def disassemble(program: Program) -> str:
 # One token: a comment (skipped), a word with the colon that makes it a label, or any other
 # character (an error: a stray ':' or an unterminated block comment).  White space between
 # tokens is skipped by the search.
-_TOKEN = re.compile(
-    r"//[^\n]*|/\*.*?\*/|((?:(?!//|/\*)[^\s:])+)([ \t\r\n]*:)?|(\S)", re.DOTALL
-)
+_TOKEN = re.compile(r"//[^\n]*|/\*.*?\*/|((?:(?!//|/\*)[^\s:])+)([ \t\r\n]*:)?|(\S)", re.DOTALL)
 _LABEL_NAME = re.compile(r"[^\W\d][\w-]*\Z")
 _DECIMAL = re.compile(r"[+-]?\d+\Z")
 _SMALL = re.compile(r"(?:0|[1-9]\d?)\Z")

@@ -44,9 +44,7 @@ _answers: dict[tuple, tuple | None] = {}  # (run, dont_care, depth) -> `cheaper_
 _candidates: dict[tuple, tuple | None] = {}  # (run, dont_care) -> `_searched`
 
 
-def shorten(
-    items: list, height: int = 0, dont_care: tuple = (), notes: list | None = None
-) -> list:
+def shorten(items: list, height: int = 0, dont_care: tuple = (), notes: list | None = None) -> list:
     """`items` ((name, arg) TIR pairs of a straight-line run, with origins) with every run
     of moves replaced by a cheaper one where the scheduler finds it.  `height`: the
     function's words on the stack where `items` start (above the 16 below `main`'s);

@@ -36,7 +36,8 @@ class PointerLoopBuilder:
             return None
         walks = sum(plan.uses(key) for key in plan.bases if strided(key))
         saved = (
-            2 * (plan.uses(plan.bases[0]) + len(plan.fused) + walks)
+            2
+            * (plan.uses(plan.bases[0]) + len(plan.fused) + walks)
             * self.expected_iterations(statement)
         )
         differences = sum(1 for key in plan.bases[1:] if not plan.carried(key))
