@@ -40,6 +40,7 @@ COMMANDS = {
     "new": ("new", "make a directory NAME with a project in it"),
     "init": ("new", "make a project of an existing directory"),
     "lsp": ("lsp", "run the language server for editors, on standard input and output"),
+    "ask": ("ask", "answer an arithmetic question in words exactly, by a program run on the VM"),
 }
 COLORS = ("auto", "always", "never")
 MESSAGE_FORMATS = ("human", "json")

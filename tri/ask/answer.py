@@ -1,0 +1,91 @@
+"""A question answered the whole way: normalized, compiled, run on the VM.
+
+Input: the question's text and a tier (`rules`: tri.ask.rules; `auto` is the same while it is
+the only tier).  Output: an `Answer`: the canonical form, the program, its TASM, the VM's
+answer and run figures, or the reason it was refused.
+
+The canonical form's exact value (tri.ask.canonical.evaluate) decides what is refused; the
+answer printed is the VM's: the program (tri.ask.program) is written to a temporary
+directory, checked and compiled at `-O1` like any user's program, and run (the `auto`
+engine), and the output word read as a signed integer.  Should the two ever differ, the
+question is refused and says so: a wrong answer is never printed.
+"""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from tri.ask import canonical, rules
+from tri.ask.program import program_text
+
+TIERS = ("rules", "auto")
+MAX_STEPS = 1 << 28  # the longest range's loop with room to spare
+
+
+@dataclass
+class Answer:
+    question: str
+    tier: str
+    canonical: str | None = None
+    program: str | None = None
+    tasm: str | None = None
+    answer: str | None = None
+    refused: str | None = None
+    vm: dict = field(default_factory=dict)  # cycles, padded_height
+
+    def as_json(self) -> dict:
+        return {
+            "question": self.question,
+            "canonical": self.canonical,
+            "program": self.program,
+            "answer": self.answer,
+            "refused": self.refused,
+            "tier": self.tier,
+            "vm": self.vm or None,
+            "wasm": None,
+        }
+
+
+def ask(question: str, tier: str = "auto") -> Answer:
+    """The answer to `question` by `tier` (see the module docstring)."""
+    if tier not in TIERS:
+        raise ValueError(f"no tier {tier!r}; the tiers are {', '.join(TIERS)}")
+    answer = Answer(question, "rules")
+    try:
+        tree = rules.normalize(question)
+        answer.canonical = canonical.render(tree)
+        exact = canonical.evaluate(tree)
+        answer.program = program_text(tree)
+        word, answer.tasm, answer.vm = run_program(answer.program)
+    except canonical.Refused as refusal:
+        answer.refused = str(refusal)
+        return answer
+    if canonical.signed(word) != exact:
+        answer.refused = (
+            f"the VM computed {canonical.signed(word)} but the exact value is {exact}; "
+            "no answer is given"
+        )
+        return answer
+    answer.answer = str(exact)
+    return answer
+
+
+def run_program(text: str) -> tuple[int, str, dict]:
+    """(the word the program writes, its TASM, its run's figures)."""
+    from compiler.check.checker import check
+    from compiler.check.resolve import load_project
+    from compiler.pipeline import compile_program
+    from tri import api
+    from vm.tables import heights
+
+    with tempfile.TemporaryDirectory(prefix="tri-ask-") as directory:
+        path = Path(directory) / "answer.tri"
+        path.write_text(text)
+        compiled = compile_program(check(load_project(path)), 1)
+    record = api.run(compiled.program, max_steps=MAX_STEPS)
+    if record.error is not None or len(record.output) != 1:
+        raise canonical.Refused(f"the program did not give one answer: {record.error}")
+    figures = {"cycles": record.cycles, "padded_height": heights(record).padded_height}
+    return record.output[0], compiled.text, figures
