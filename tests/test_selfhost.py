@@ -142,7 +142,7 @@ def test_the_model_on_the_vm_builds_the_same_tasm(capsys, name, monkeypatch, tmp
 
 def test_a_terminal_is_told_when_the_model_s_program_is_compiled(capsys, monkeypatch):
     """The first `-O3 --model-engine vm` build on a machine compiles std.nn.optimizer for the JIT
-    (about a minute): a user at a terminal gets a note, only while it is not cached."""
+    (about 25 s): a user at a terminal gets a note, only while it is not cached."""
     import vm.jit.compiler
     from tri.commands.build import note_model_compile
 

@@ -151,7 +151,7 @@ def finish_table(table, path_text: str, lowerer) -> None:
 
 def note_model_compile() -> None:
     """Tell a user at a terminal when `-O3 --model-engine vm` is about to compile the model's
-    program for the JIT, which takes about a minute once per machine (then its disk cache)."""
+    program for the JIT, which takes about 25 s once per machine (then its disk cache)."""
     import vm.jit
 
     if not vm.jit.available():
@@ -162,7 +162,7 @@ def note_model_compile() -> None:
 
     if not is_cached(program_key(program(VM_LEVEL))):
         print(
-            "note: compiling std.nn.optimizer for the JIT: about a minute, once per machine",
+            "note: compiling std.nn.optimizer for the JIT: about 25 s, once per machine",
             file=sys.stderr,
         )
 
