@@ -121,9 +121,8 @@ def parse(text: str):
     """The tree of a canonical expression; `Refused` if the text is not one."""
     try:
         return _Build().transform(_parser().parse(text))
-    except (LarkError, ValueError) as problem:
-        first = str(problem).splitlines()[0] if str(problem) else "not an expression"
-        raise Refused(f"not a canonical expression ({first})") from None
+    except (LarkError, ValueError):
+        raise Refused(f"not a canonical expression: {text.strip()!r}") from None
 
 
 PRECEDENCE = {"+": 1, "-": 1, "*": 2, "/": 2, "%": 2}

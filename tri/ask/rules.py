@@ -268,20 +268,36 @@ ASKED = re.compile(r"\b(?:how many|how much|cost|left|remain|total)\b")
 
 
 def story(sentences: list[str]):
+    """Two numbers and one operation, placed as a story places them: the cue of taking or
+    getting comes after the first number ("has 50 ... gives away 15", not "gave away 15
+    and has 35 left", which asks for the start); a product's count is in the question and
+    its rate before it ("each box holds 8 ... how many in 7 boxes", not "each pack has 6
+    ... I have 30 cans, how many packs", which divides)."""
     text = " ".join(sentences)
-    numbers = [Number(int(found)) for found in re.findall(r"\d+", text)]
-    if len(numbers) != 2:
+    found = list(re.finditer(r"\d+", text))
+    if len(found) != 2:
         raise Refused(
-            f"a story with {len(numbers)} numbers: only one with two numbers and one "
+            f"a story with {len(found)} numbers: only one with two numbers and one "
             "operation is understood"
         )
-    if not ASKED.search(sentences[-1]):
-        raise Refused(f"no question in {sentences[-1]!r}")
+    question = sentences[-1]
+    if not ASKED.search(question):
+        raise Refused(f"no question in {question!r}")
+    first, second = (Number(int(match.group())) for match in found)
+    after_first = text[found[0].end() :]
     cues = [kind for kind, cue in (("-", TAKING), ("+", GETTING), ("*", EACH)) if cue.search(text)]
     if len(cues) != 1:
-        what = "no cue" if not cues else "cues of more than one kind"
-        raise Refused(f"{what} says which operation the story asks for")
-    return Binary(cues[0], numbers[0], numbers[1])
+        if not cues:
+            raise Refused("no word of the story says which operation it asks for")
+        raise Refused("the story's words point to more than one operation")
+    kind = cues[0]
+    if kind == "*":
+        asked_from = len(text) - len(question)
+        if not (found[0].start() < asked_from <= found[1].start()):
+            raise Refused("a story with a rate: the count it asks about must be in the question")
+    elif not {"-": TAKING, "+": GETTING}[kind].search(after_first):
+        raise Refused("the story says what was taken or got before the amount it started with")
+    return Binary(kind, first, second)
 
 
 # --- the whole question --------------------------------------------------------------------------
