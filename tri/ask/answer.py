@@ -1,8 +1,10 @@
 """A question answered the whole way: normalized, compiled, run on the VM.
 
-Input: the question's text and a tier (`rules`: tri.ask.rules; `auto` is the same while it is
-the only tier).  Output: an `Answer`: the canonical form, the program, its TASM, the VM's
-answer and run figures, or the reason it was refused.
+Input: the question's text and a tier: `rules` (tri.ask.rules), `learned` (tri.ask.learned)
+or `auto`: the rules' answer when they answer and the learned tier does not propose another
+(where the two disagree, the question is refused), else the learned tier's.  Output: an
+`Answer`: the canonical form, the program, its TASM, the VM's answer and run figures, or the
+reason it was refused.
 
 The canonical form's exact value (tri.ask.canonical.evaluate) decides what is refused; the
 answer printed is the VM's: the program (tri.ask.program) is written to a temporary
@@ -20,7 +22,7 @@ from pathlib import Path
 from tri.ask import canonical, rules
 from tri.ask.program import program_text
 
-TIERS = ("rules", "auto")
+TIERS = ("rules", "learned", "auto")
 MAX_STEPS = 1 << 28  # the longest range's loop with room to spare
 
 
@@ -52,9 +54,9 @@ def ask(question: str, tier: str = "auto") -> Answer:
     """The answer to `question` by `tier` (see the module docstring)."""
     if tier not in TIERS:
         raise ValueError(f"no tier {tier!r}; the tiers are {', '.join(TIERS)}")
-    answer = Answer(question, "rules")
+    answer = Answer(question, tier)
     try:
-        tree = rules.normalize(question)
+        tree, answer.tier = normalize(question, tier)
         answer.canonical = canonical.render(tree)
         exact = canonical.evaluate(tree)
         answer.program = program_text(tree)
@@ -70,6 +72,33 @@ def ask(question: str, tier: str = "auto") -> Answer:
         return answer
     answer.answer = str(exact)
     return answer
+
+
+def normalize(question: str, tier: str):
+    """(the canonical tree of `question` by `tier`, the tier that gave it), or `Refused`."""
+    from tri.ask import learned
+
+    if tier == "rules":
+        return rules.normalize(question), "rules"
+    if tier == "learned":
+        return learned.propose(question), "learned"
+    try:
+        ruled = rules.normalize(question)
+    except canonical.Refused as refusal:
+        try:
+            return learned.propose(question), "learned"
+        except canonical.Refused:
+            raise refusal from None
+    try:
+        proposed = learned.propose(question)
+    except canonical.Refused:
+        return ruled, "rules"
+    if proposed != ruled:
+        raise canonical.Refused(
+            f"the tiers disagree: the rules read {canonical.render(ruled)}, "
+            f"the learned tier {canonical.render(proposed)}"
+        )
+    return ruled, "rules"
 
 
 def run_program(text: str) -> tuple[int, str, dict]:

@@ -30,8 +30,8 @@ def register(commands) -> None:
         "--tier",
         choices=TIERS,
         default="auto",
-        help="who normalizes the question: the deterministic rules (auto: the same, the only "
-        "tier so far)",
+        help="who normalizes the question: the deterministic rules, the learned tier, or auto "
+        "(default): the rules, the learned tier where they refuse, refused where they disagree",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     parser.add_argument(

@@ -43,6 +43,12 @@ def register(commands) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, metavar="N", help="random seed (default 0)")
     parser.add_argument(
+        "--ask",
+        action="store_true",
+        help="train the learned tier of tri ask on generated paraphrases instead (numpy only; "
+        "writes ask.json, or --output)",
+    )
+    parser.add_argument(
         "--epochs", type=int, default=6, metavar="N", help="supervised passes (default 6)"
     )
     parser.add_argument(
@@ -95,6 +101,8 @@ def command_train(arguments) -> int:
 
     if arguments.weights is not None and arguments.model is None:
         raise UsageError("error: --weights is the start of --model's evolution; add --model")
+    if arguments.ask:
+        return command_train_ask(arguments)
     if arguments.model is not None:
         from tri.commands.train_program import command_train_program
 
@@ -115,6 +123,26 @@ def command_train(arguments) -> int:
         arguments.seed, arguments.epochs, arguments.generations, workers, arguments.blocks
     )
     write_outputs(report, output, plot)
+    return EXIT_OK
+
+
+def command_train_ask(arguments) -> int:
+    """`tri train --ask`: the learned tier's weights (tri.ask.learned), deterministic given
+    --seed; prints its accuracy on fresh paraphrases of another seed."""
+    from tri.ask import learned
+    from tri.ask.paraphrases import generate
+
+    if arguments.model is not None:
+        raise UsageError("error: --ask trains tri ask's learned tier; it takes no --model")
+    output = Path(arguments.output or "ask.json")
+    learned.save(learned.train(arguments.seed), output)
+    learned.load.cache_clear()
+    fresh = generate(arguments.seed + 1, 1000)
+    right = sum(learned.predict(question, output)[0] == shape for question, shape in fresh)
+    print(
+        f"wrote {output}: {right} of {len(fresh)} fresh paraphrases (seed {arguments.seed + 1}) "
+        "get their shape right"
+    )
     return EXIT_OK
 
 
