@@ -39,9 +39,9 @@ from pathlib import Path
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
-from compiler.lower.classical import CLASSICAL
 from compiler.optimize.engine import rewrite
 from compiler.pipeline import compile_program
+from compiler.search.budget import BlockRecorder
 from compiler.search.dag import DagError, build_dag
 from compiler.search.lowerer import SearchLowerer, o2_rules
 from compiler.search.moves import State, legal_moves, start
@@ -73,19 +73,6 @@ def split() -> tuple[list[str], list[str]]:
     return [m for m in names if not held_out(m)], [m for m in names if held_out(m)]
 
 
-class _Recorder:
-    """A block lowerer that lowers classically and keeps every block it sees."""
-
-    name = "record"
-
-    def __init__(self):
-        self.blocks = []
-
-    def lower_block(self, block):
-        self.blocks.append(block)
-        return CLASSICAL.lower_block(block)
-
-
 def module_blocks(module: str) -> list[tuple[list, list, tuple]]:
     """(baseline, rule-rewritten start, don't-care slots) per block of the module's -O1
     build, in build order."""
@@ -94,7 +81,7 @@ def module_blocks(module: str) -> list[tuple[list, list, tuple]]:
 
 def program_blocks(checked) -> list[tuple[list, list, tuple]]:
     """`module_blocks` of a checked program (tri selfhost: std.nn.optimizer's own)."""
-    recorder = _Recorder()
+    recorder = BlockRecorder()
     compile_program(checked, 1, lowerer=recorder)
     found = []
     for block in recorder.blocks:

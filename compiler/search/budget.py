@@ -113,8 +113,9 @@ def scaled(budget: int, factor: float) -> int:
 
 
 class BlockRecorder:
-    """A block lowerer that lowers classically and keeps every block it is given (to plan
-    a build's budgets before the build: `program_blocks`)."""
+    """A block lowerer that lowers classically and keeps every block it is given, with its
+    contract: the blocks of a build, before it (`program_blocks`) or for the -O3 training
+    set (compiler.neural.dataset)."""
 
     name = "recorder"
 
