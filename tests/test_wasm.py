@@ -22,7 +22,7 @@ from source_generator import generate as generate_source  # noqa: E402
 from compiler.check.checker import check  # noqa: E402
 from compiler.check.resolve import load_project  # noqa: E402
 from compiler.pipeline import compile_program  # noqa: E402
-from vm import interp  # noqa: E402
+from vm import interp, xfield  # noqa: E402
 from vm.field import P  # noqa: E402
 from vm.tasm import parse  # noqa: E402
 from vm.wasm.runtime import execute_wasm  # noqa: E402
@@ -56,7 +56,7 @@ CORPUS = [path for path in corpus("valid") if expectations(path).cases]
 # -O2 and -O3 builds search, so those levels take every fourth program
 PROGRAMS_AT_LEVEL = {0: CORPUS, 1: CORPUS, 2: CORPUS[::4], 3: CORPUS[::4]}
 # programs whose TASM this slice runs, per level: a regression in coverage fails
-SUPPORTED_AT_LEAST = {0: 65, 1: 65, 2: 18, 3: 18}
+SUPPORTED_AT_LEAST = {0: 66, 1: 66, 2: 18, 3: 18}
 
 
 @cache
@@ -104,7 +104,7 @@ def test_tasm_programs(path):
 # --- random programs -------------------------------------------------------------------------
 
 TASM_SEEDS = range(120)
-SUPPORTED_TASM_SEEDS_AT_LEAST = 17
+SUPPORTED_TASM_SEEDS_AT_LEAST = 26
 
 
 def test_random_tasm_programs():
@@ -153,6 +153,7 @@ ONE_INSTRUCTION = (
     "add", "mul", "eq", "invert", "addi 18446744069414584320", "addi 7",
     "split", "lt", "and", "xor", "log_2_floor", "pow", "div_mod", "pop_count",
     "assert", "assert_vector", "skiz push 5", "pick 3", "place 4", "dup 7", "swap 9",
+    "xx_add", "xx_mul", "xb_mul", "x_invert", "push 0 x_invert",
     "read_mem 3", "write_mem 2", "write_io 2", "pop 5", "recurse_or_return",
 )  # fmt: skip
 
@@ -178,6 +179,20 @@ def test_field_multiplication_is_exact():
     assert run.output == [a * b % P for a in values for b in values[:8]]
     inverses = execute_wasm(parse("".join(f"push {a} invert write_io 1 " for a in values[1:])))
     assert inverses.output == [pow(a, P - 2, P) for a in values[1:]]
+
+
+def test_extension_field_arithmetic_is_exact():
+    rng = random.Random(11)
+    elements = [(0, 0, 1), (1, 0, 0), (P - 1, P - 1, P - 1)]
+    elements += [tuple(rng.choice((rng.randrange(P), *EDGES)) for _ in range(3)) for _ in range(20)]
+    for a, b in zip(elements, elements[1:] + elements[:1]):
+        pushes = " ".join(f"push {word}" for word in (*xfield.to_stack(b), *xfield.to_stack(a)))
+        text = f"{pushes} dup 5 dup 5 dup 5 dup 5 dup 5 dup 5 xx_mul write_io 3 xx_add write_io 3"
+        text += f" {pushes} pop 3 x_invert write_io 3 {pushes} pop 3 push {a[0]} xb_mul write_io 3"
+        run = execute_wasm(parse(text + " halt"))
+        assert run.error is None
+        expected = [*xfield.mul(a, b), *xfield.add(a, b), *xfield.inverse(b)]
+        assert run.output == expected + list(xfield.scalar_mul(a[0], b))
 
 
 # --- control flow, failures and limits -------------------------------------------------------
@@ -236,7 +251,7 @@ def test_deep_stacks_grow_the_memories():
     [
         ("push 1 push 2 hash halt", "hash", 4),
         ("sponge_init halt", "sponge_init", 0),
-        ("push 0 xx_add halt", "xx_add", 2),
+        ("push 0 xx_dot_step halt", "xx_dot_step", 2),
         ("merkle_step halt", "merkle_step", 0),
     ],
 )

@@ -19,10 +19,13 @@ The module's shape:
   whole field, a Python dict).
 
 Field arithmetic is exact mod p = 2^64 - 2^32 + 1: products are formed 128 bits wide from
-32-bit limbs and reduced with 2^64 = 2^32 - 1 and 2^96 = -1 (mod p).
+32-bit limbs and reduced with 2^64 = 2^32 - 1 and 2^96 = -1 (mod p).  The extension field
+F_p^3 = F_p[X] / (X^3 - X + 1) is done as `vm.xfield` does it.
 
-Instructions outside this slice make `translate` raise `WasmUnsupported` naming the
-instruction and its address: no code is produced for a program it cannot run exactly.
+Translated: stack manipulation, control flow, base- and extension-field arithmetic, u32
+arithmetic, I/O, RAM and `assert_vector` (`TRANSLATIONS`).  The other instructions (Tip5
+`hash`, the sponge, the Merkle, dot and Horner steps) make `translate` raise `WasmUnsupported`
+naming the instruction and its address: no code is produced for a program it cannot run exactly.
 """
 
 from __future__ import annotations
@@ -329,6 +332,28 @@ def _div_mod(op, address, site):
     ]
 
 
+def _xx_binary(function: str):
+    """xx_add, xx_mul: `_ b a -> _ f(a, b)` on X-field elements (c0 on top)."""
+
+    def body(op, address, site):
+        return [*_depth_check(op, address), f"(call {function} (local.get $sp))", _shrink(3)]
+
+    return body
+
+
+def _xb_mul(op, address, site):
+    scaled = [_store(index, f"(call $mul (local.get $a) {_load(index)})") for index in range(3)]
+    return [*_depth_check(op, address), f"(local.set $a {_load(0)})", _shrink(1), *scaled]
+
+
+def _x_invert(op, address, site):
+    zero = f"(i64.eqz (i64.or (i64.or {_load(0)} {_load(1)}) {_load(2)}))"
+    return [
+        _fail_if(zero, Failure.INVERSE_OF_ZERO, address),
+        "(call $x_invert (local.get $sp))",
+    ]
+
+
 def _write_io(op, address, site):
     lines = _depth_check(op, address)
     for _ in range(op.argument):
@@ -374,6 +399,10 @@ TRANSLATIONS = {
     "mul": _binary(lambda top, below: f"(call $mul {below} {top})"),
     "invert": _invert,
     "eq": _binary(lambda top, below: f"(i64.extend_i32_u (i64.eq {below} {top}))"),
+    "xx_add": _xx_binary("$xx_add"),
+    "xx_mul": _xx_binary("$xx_mul"),
+    "xb_mul": _xb_mul,
+    "x_invert": _x_invert,
     "split": _split,
     "lt": _binary_u32(lambda top, below: f"(i64.extend_i32_u (i64.lt_u {top} {below}))"),
     "and": _binary_u32(lambda top, below: f"(i64.and {top} {below})"),
@@ -509,6 +538,12 @@ _MODULE = f"""(module
         (then (i64.sub (local.get $sum) (i64.const {P})))
         (else (local.get $sum))))))
 
+  ;; a - b mod p, for a, b < p
+  (func $sub (param $a i64) (param $b i64) (result i64)
+    (if (result i64) (i64.lt_u (local.get $a) (local.get $b))
+      (then (i64.sub (i64.sub (local.get $a) (local.get $b)) (i64.const {EPSILON})))
+      (else (i64.sub (local.get $a) (local.get $b)))))
+
   ;; a * b mod p: the 128-bit product from 32-bit limbs, reduced
   (func $mul (param $a i64) (param $b i64) (result i64)
     (local $a0 i64) (local $a1 i64) (local $b0 i64) (local $b1 i64)
@@ -556,6 +591,80 @@ _MODULE = f"""(module
       (local.set $exponent (i64.shr_u (local.get $exponent) (i64.const 1)))
       (br $bit)))
     (local.get $result))
+
+  ;; X-field elements on the op stack whose top is at byte `$sp`: a = (st0, st1, st2),
+  ;; b = (st3, st4, st5); the result replaces b, c0 at st3
+  (func $xx_add (param $sp i32)
+    (i64.store $stack (i32.sub (local.get $sp) (i32.const 32))
+      (call $add (i64.load $stack (i32.sub (local.get $sp) (i32.const 8)))
+                 (i64.load $stack (i32.sub (local.get $sp) (i32.const 32)))))
+    (i64.store $stack (i32.sub (local.get $sp) (i32.const 40))
+      (call $add (i64.load $stack (i32.sub (local.get $sp) (i32.const 16)))
+                 (i64.load $stack (i32.sub (local.get $sp) (i32.const 40)))))
+    (i64.store $stack (i32.sub (local.get $sp) (i32.const 48))
+      (call $add (i64.load $stack (i32.sub (local.get $sp) (i32.const 24)))
+                 (i64.load $stack (i32.sub (local.get $sp) (i32.const 48))))))
+
+  ;; the schoolbook product reduced by X^3 = X - 1 and X^4 = X^2 - X
+  (func $xx_mul (param $sp i32)
+    (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $b0 i64) (local $b1 i64) (local $b2 i64)
+    (local.set $a0 (i64.load $stack (i32.sub (local.get $sp) (i32.const 8))))
+    (local.set $a1 (i64.load $stack (i32.sub (local.get $sp) (i32.const 16))))
+    (local.set $a2 (i64.load $stack (i32.sub (local.get $sp) (i32.const 24))))
+    (local.set $b0 (i64.load $stack (i32.sub (local.get $sp) (i32.const 32))))
+    (local.set $b1 (i64.load $stack (i32.sub (local.get $sp) (i32.const 40))))
+    (local.set $b2 (i64.load $stack (i32.sub (local.get $sp) (i32.const 48))))
+    ;; r0 = a0 b0 - a2 b1 - a1 b2
+    (i64.store $stack (i32.sub (local.get $sp) (i32.const 32))
+      (call $sub (call $sub (call $mul (local.get $a0) (local.get $b0))
+                            (call $mul (local.get $a2) (local.get $b1)))
+                 (call $mul (local.get $a1) (local.get $b2))))
+    ;; r1 = a1 b0 + a0 b1 - a2 b2 + a2 b1 + a1 b2
+    (i64.store $stack (i32.sub (local.get $sp) (i32.const 40))
+      (call $add (call $add (call $sub
+        (call $add (call $mul (local.get $a1) (local.get $b0))
+                   (call $mul (local.get $a0) (local.get $b1)))
+        (call $mul (local.get $a2) (local.get $b2)))
+        (call $mul (local.get $a2) (local.get $b1)))
+        (call $mul (local.get $a1) (local.get $b2))))
+    ;; r2 = a2 b0 + a1 b1 + a0 b2 + a2 b2
+    (i64.store $stack (i32.sub (local.get $sp) (i32.const 48))
+      (call $add (call $add (call $add
+        (call $mul (local.get $a2) (local.get $b0)) (call $mul (local.get $a1) (local.get $b1)))
+        (call $mul (local.get $a0) (local.get $b2)))
+        (call $mul (local.get $a2) (local.get $b2)))))
+
+  ;; the inverse of a = (st0, st1, st2), non-zero, in place: the first column of adj(M) / det(M)
+  ;; for M the matrix of multiplication by a (vm.xfield.inverse)
+  (func $x_invert (param $sp i32)
+    (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $sum i64) (local $difference i64)
+    (local $cofactor0 i64) (local $cofactor1 i64) (local $cofactor2 i64) (local $scale i64)
+    (local.set $a0 (i64.load $stack (i32.sub (local.get $sp) (i32.const 8))))
+    (local.set $a1 (i64.load $stack (i32.sub (local.get $sp) (i32.const 16))))
+    (local.set $a2 (i64.load $stack (i32.sub (local.get $sp) (i32.const 24))))
+    (local.set $sum (call $add (local.get $a0) (local.get $a2)))  ;; m11 = m22
+    (local.set $difference (call $sub (local.get $a1) (local.get $a2)))  ;; m12
+    ;; cofactor0 = m11 m22 - m12 m21, m21 = a1
+    (local.set $cofactor0 (call $sub (call $mul (local.get $sum) (local.get $sum))
+                                     (call $mul (local.get $difference) (local.get $a1))))
+    ;; cofactor1 = m12 m20 - m10 m22, m20 = a2, m10 = a1
+    (local.set $cofactor1 (call $sub (call $mul (local.get $difference) (local.get $a2))
+                                     (call $mul (local.get $a1) (local.get $sum))))
+    ;; cofactor2 = m10 m21 - m11 m20
+    (local.set $cofactor2 (call $sub (call $mul (local.get $a1) (local.get $a1))
+                                     (call $mul (local.get $sum) (local.get $a2))))
+    ;; det = a0 cofactor0 - a2 cofactor1 - a1 cofactor2
+    (local.set $scale (call $power
+      (call $sub (call $sub (call $mul (local.get $a0) (local.get $cofactor0))
+                            (call $mul (local.get $a2) (local.get $cofactor1)))
+                 (call $mul (local.get $a1) (local.get $cofactor2)))
+      (i64.const {P - 2})))
+    (i64.store $stack (i32.sub (local.get $sp) (i32.const 8))
+      (call $mul (local.get $cofactor0) (local.get $scale)))
+    (i64.store $stack (i32.sub (local.get $sp) (i32.const 16))
+      (call $mul (local.get $cofactor1) (local.get $scale)))
+    (i64.store $stack (i32.sub (local.get $sp) (i32.const 24))
+      (call $mul (local.get $cofactor2) (local.get $scale))))
 
   (func (export "run") (param $max_steps i64) (param $sp i32)
       (param $public_base i32) (param $public_length i32)
