@@ -23,9 +23,10 @@ Field arithmetic is exact mod p = 2^64 - 2^32 + 1: products are formed 128 bits 
 F_p^3 = F_p[X] / (X^3 - X + 1) is done as `vm.xfield` does it.
 
 Translated: stack manipulation, control flow, base- and extension-field arithmetic, u32
-arithmetic, I/O, RAM and `assert_vector` (`TRANSLATIONS`).  The other instructions (Tip5
-`hash`, the sponge, the Merkle, dot and Horner steps) make `translate` raise `WasmUnsupported`
-naming the instruction and its address: no code is produced for a program it cannot run exactly.
+arithmetic, I/O, RAM, `assert_vector`, Tip5 `hash` and the sponge (`TRANSLATIONS`; the
+permutation is vm.wasm.tip5).  The other instructions (the Merkle, dot and Horner steps)
+make `translate` raise `WasmUnsupported` naming the instruction and its address: no code is
+produced for a program it cannot run exactly.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from vm.handlers.common import U32_LIMIT
 from vm.interp import STEP_LIMIT_KIND
 from vm.isa import Failure
 from vm.tasm import Op, Program
+from vm.wasm.tip5 import HASH_STATE, PERMUTATION_WAT, SPONGE_STATE
 
 STATUS_KINDS: tuple[str, ...] = (*(kind.value for kind in Failure), STEP_LIMIT_KIND)
 """A nonzero status `s` means the run failed with `STATUS_KINDS[s - 1]`."""
@@ -354,6 +356,70 @@ def _x_invert(op, address, site):
     ]
 
 
+def _state_store(area: int, lane: int, value: str) -> str:
+    return f"(i64.store $hash offset={area + WORD * lane} (i32.const 0) {value})"
+
+
+def _state_load(area: int, lane: int) -> str:
+    return f"(i64.load $hash offset={area + WORD * lane} (i32.const 0))"
+
+
+def _sponge_check(address: int) -> str:
+    condition = "(i32.eqz (local.get $sponge_ready))"
+    return _fail_if(condition, Failure.SPONGE_NOT_INITIALIZED, address)
+
+
+def _hash(op, address, site):
+    """st0..st9 and six 1s permuted; the first 5 words replace the 10."""
+    words = [_state_store(HASH_STATE, lane, _load(lane)) for lane in range(10)]
+    ones = [_state_store(HASH_STATE, lane, "(i64.const 1)") for lane in range(10, 16)]
+    digest = [_store(lane, _state_load(HASH_STATE, lane)) for lane in range(5)]
+    permute = f"(call $permutation (i32.const {HASH_STATE}))"
+    return [*_depth_check(op, address), *words, *ones, permute, _shrink(5), *digest]
+
+
+def _sponge_init(op, address, site):
+    zeros = [_state_store(SPONGE_STATE, lane, "(i64.const 0)") for lane in range(16)]
+    return [*zeros, "(local.set $sponge_ready (i32.const 1))"]
+
+
+_PERMUTE_SPONGE = f"(call $permutation (i32.const {SPONGE_STATE}))"
+
+
+def _sponge_absorb(op, address, site):
+    words = [_state_store(SPONGE_STATE, lane, _load(lane)) for lane in range(10)]
+    return [
+        *_depth_check(op, address),
+        _sponge_check(address),
+        *words,
+        _shrink(10),
+        _PERMUTE_SPONGE,
+    ]
+
+
+def _sponge_absorb_mem(op, address, site):
+    """Ten RAM words from st0 absorbed; the first four replace st1..st4; st0 moves on 10."""
+    words = [
+        _state_store(SPONGE_STATE, lane, f"(call $ram_read {_offset('(local.get $a)', lane)})")
+        for lane in range(10)
+    ]
+    tops = [_store(lane, _state_load(SPONGE_STATE, lane)) for lane in range(4)]
+    return [
+        _sponge_check(address),
+        f"(local.set $a {_load(0)})",
+        _shrink(1),
+        *words,
+        *tops,
+        *_push(_offset("(local.get $a)", 10)),
+        _PERMUTE_SPONGE,
+    ]
+
+
+def _sponge_squeeze(op, address, site):
+    pushes = [line for lane in range(9, -1, -1) for line in _push(_state_load(SPONGE_STATE, lane))]
+    return [_sponge_check(address), *pushes, _PERMUTE_SPONGE]
+
+
 def _write_io(op, address, site):
     lines = _depth_check(op, address)
     for _ in range(op.argument):
@@ -395,6 +461,11 @@ TRANSLATIONS = {
     "assert": _assert,
     "assert_vector": _assert_vector,
     "add": _binary(lambda top, below: f"(call $add {below} {top})"),
+    "hash": _hash,
+    "sponge_init": _sponge_init,
+    "sponge_absorb": _sponge_absorb,
+    "sponge_absorb_mem": _sponge_absorb_mem,
+    "sponge_squeeze": _sponge_squeeze,
     "addi": _addi,
     "mul": _binary(lambda top, below: f"(call $mul {below} {top})"),
     "invert": _invert,
@@ -666,11 +737,13 @@ _MODULE = f"""(module
     (i64.store $stack (i32.sub (local.get $sp) (i32.const 24))
       (call $mul (local.get $cofactor2) (local.get $scale))))
 
+{PERMUTATION_WAT}
   (func (export "run") (param $max_steps i64) (param $sp i32)
       (param $public_base i32) (param $public_length i32)
       (param $secret_base i32) (param $secret_length i32)
     (local $ip i32) (local $jsp i32) (local $cycle i64) (local $status i32) (local $skip i32)
     (local $public_read i32) (local $secret_read i32) (local $a i64) (local $b i64)
+    (local $sponge_ready i32)
     {{{{code}}}}
     (global.set $status_out (local.get $status))
     (global.set $ip_out (local.get $ip))
