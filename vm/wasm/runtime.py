@@ -133,9 +133,11 @@ def execute_wasm(
 
     _write_words(store, stack_memory, 0, machine.stack)
     public, secret = list(machine.public_input), list(machine.secret_input)
+    digests = [word for digest in machine.secret_digests for word in digest]
     visits_bytes = WORD * (program.length + 1)
-    _write_words(store, data, 0, [0] * (program.length + 1) + public + secret)
+    _write_words(store, data, 0, [0] * (program.length + 1) + public + secret + digests)
     public_base, secret_base = visits_bytes, visits_bytes + WORD * len(public)
+    digests_base = secret_base + WORD * len(secret)
     exports["run"](
         store,
         max_steps,
@@ -144,6 +146,8 @@ def execute_wasm(
         len(public),
         secret_base,
         len(secret),
+        digests_base,
+        len(machine.secret_digests),
     )
 
     status, ip = exports["status"].value(store), exports["ip"].value(store)

@@ -7,7 +7,8 @@ The module's shape:
   offset just above the top word (st_i is at `$sp - 8 (i + 1)`).  Memory `jumps`: the jump
   stack, one u64 per entry, `(return address << 32) | call target`.  Memory `data`: the
   visit count of every word address (u64, at `8 * address`), then the public and the
-  secret input words (the host writes them and passes where they start and how many).
+  secret input words and the secret digests (5 words each; the host writes them and passes
+  where they start and how many).
 - one function, `run`: a dispatch loop whose `br_table` on the instruction pointer enters
   the code of any instruction; straight-line code falls through to the next instruction.
   Each instruction first checks the step limit, then its failures in the interpreter's
@@ -23,10 +24,10 @@ Field arithmetic is exact mod p = 2^64 - 2^32 + 1: products are formed 128 bits 
 F_p^3 = F_p[X] / (X^3 - X + 1) is done as `vm.xfield` does it.
 
 Translated: stack manipulation, control flow, base- and extension-field arithmetic, u32
-arithmetic, I/O, RAM, `assert_vector`, Tip5 `hash` and the sponge (`TRANSLATIONS`; the
-permutation is vm.wasm.tip5).  The other instructions (the Merkle, dot and Horner steps)
-make `translate` raise `WasmUnsupported` naming the instruction and its address: no code is
-produced for a program it cannot run exactly.
+arithmetic, I/O, RAM, `assert_vector`, Tip5 `hash`, the sponge and the Merkle steps
+(`TRANSLATIONS`; the permutation is vm.wasm.tip5).  The other instructions (the dot and
+Horner steps) make `translate` raise `WasmUnsupported` naming the instruction and its
+address: no code is produced for a program it cannot run exactly.
 """
 
 from __future__ import annotations
@@ -420,6 +421,53 @@ def _sponge_squeeze(op, address, site):
     return [_sponge_check(address), *pushes, _PERMUTE_SPONGE]
 
 
+def _merkle_step(from_memory: bool):
+    """st0..st4 and the sibling digest (from the secret digests, or RAM at st7), in the order
+    st5's lowest bit says, hashed; st5 halves."""
+
+    def body(op, address, site):
+        lines = [f"(local.set $a {_load(5)})", _u32_check("(local.get $a)", address)]
+        if from_memory:
+            lines += [
+                f"(local.set $b {_load(7)})",
+                _store(7, _offset("(local.get $b)", 5)),
+            ]
+            sibling = [f"(call $ram_read {_offset('(local.get $b)', lane)})" for lane in range(5)]
+        else:
+            left = "(i32.sub (local.get $digests_length) (local.get $digests_read))"
+            lines.append(_fail_if(f"(i32.eqz {left})", Failure.EMPTY_SECRET_DIGEST_INPUT, address))
+            digest = (
+                "(i32.add (local.get $digests_base)"
+                " (i32.mul (local.get $digests_read) (i32.const 40)))"
+            )
+            sibling = [f"(i64.load $data offset={WORD * lane} {digest})" for lane in range(5)]
+        odd = "(i32.wrap_i64 (i64.and (local.get $a) (i64.const 1)))"
+        lines += [
+            # an even node is the left one: st0..st4 at lanes 0-4, the sibling at 5-9
+            f"(local.set $current_at (i32.add (i32.const {HASH_STATE})"
+            f" (i32.mul {odd} (i32.const 40))))",
+            f"(local.set $sibling_at (i32.add (i32.const {HASH_STATE})"
+            f" (i32.mul (i32.xor {odd} (i32.const 1)) (i32.const 40))))",
+        ]
+        for lane in range(5):
+            lines.append(
+                f"(i64.store $hash offset={WORD * lane} (local.get $current_at) {_load(lane)})"
+            )
+            lines.append(
+                f"(i64.store $hash offset={WORD * lane} (local.get $sibling_at) {sibling[lane]})"
+            )
+        if not from_memory:
+            lines.append(
+                "(local.set $digests_read (i32.add (local.get $digests_read) (i32.const 1)))"
+            )
+        lines += [_state_store(HASH_STATE, lane, "(i64.const 1)") for lane in range(10, 16)]
+        lines.append(f"(call $permutation (i32.const {HASH_STATE}))")
+        lines += [_store(lane, _state_load(HASH_STATE, lane)) for lane in range(5)]
+        return [*lines, _store(5, "(i64.shr_u (local.get $a) (i64.const 1))")]
+
+    return body
+
+
 def _write_io(op, address, site):
     lines = _depth_check(op, address)
     for _ in range(op.argument):
@@ -466,6 +514,8 @@ TRANSLATIONS = {
     "sponge_absorb": _sponge_absorb,
     "sponge_absorb_mem": _sponge_absorb_mem,
     "sponge_squeeze": _sponge_squeeze,
+    "merkle_step": _merkle_step(from_memory=False),
+    "merkle_step_mem": _merkle_step(from_memory=True),
     "addi": _addi,
     "mul": _binary(lambda top, below: f"(call $mul {below} {top})"),
     "invert": _invert,
@@ -741,9 +791,11 @@ _MODULE = f"""(module
   (func (export "run") (param $max_steps i64) (param $sp i32)
       (param $public_base i32) (param $public_length i32)
       (param $secret_base i32) (param $secret_length i32)
+      (param $digests_base i32) (param $digests_length i32)
     (local $ip i32) (local $jsp i32) (local $cycle i64) (local $status i32) (local $skip i32)
     (local $public_read i32) (local $secret_read i32) (local $a i64) (local $b i64)
-    (local $sponge_ready i32)
+    (local $sponge_ready i32) (local $digests_read i32)
+    (local $current_at i32) (local $sibling_at i32)
     {{{{code}}}}
     (global.set $status_out (local.get $status))
     (global.set $ip_out (local.get $ip))
