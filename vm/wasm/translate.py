@@ -24,9 +24,9 @@ Field arithmetic is exact mod p = 2^64 - 2^32 + 1: products are formed 128 bits 
 F_p^3 = F_p[X] / (X^3 - X + 1) is done as `vm.xfield` does it.
 
 Translated: stack manipulation, control flow, base- and extension-field arithmetic, u32
-arithmetic, I/O, RAM, `assert_vector`, Tip5 `hash`, the sponge and the Merkle steps
-(`TRANSLATIONS`; the permutation is vm.wasm.tip5).  The other instructions (the dot and
-Horner steps) make `translate` raise `WasmUnsupported` naming the instruction and its
+arithmetic, I/O, RAM, `assert_vector`, Tip5 `hash`, the sponge, the Merkle, dot and Horner
+steps: every instruction of both ISAs (`TRANSLATIONS`; the permutation is vm.wasm.tip5).
+An instruction without a row would make `translate` raise `WasmUnsupported` naming it and its
 address: no code is produced for a program it cannot run exactly.
 """
 
@@ -335,11 +335,83 @@ def _div_mod(op, address, site):
     ]
 
 
-def _xx_binary(function: str):
-    """xx_add, xx_mul: `_ b a -> _ f(a, b)` on X-field elements (c0 on top)."""
+def _x_product(left: list[str], right: list[str]) -> list[str]:
+    """$r0, $r1, $r2 := left * right, two X-field elements given as (c0, c1, c2)."""
+    return [
+        f"(call $x_mul {' '.join(left)} {' '.join(right)})",
+        "(local.set $r2)",
+        "(local.set $r1)",
+        "(local.set $r0)",
+    ]
+
+
+def _store_sum(lanes: tuple[int, int, int], addend: list[str]) -> list[str]:
+    """st at `lanes` (c0, c1, c2) := ($r0, $r1, $r2) + addend."""
+    return [
+        _store(lane, f"(call $add (local.get $r{index}) {addend[index]})")
+        for index, lane in enumerate(lanes)
+    ]
+
+
+def _stack_element(depth: int) -> list[str]:
+    return [_load(depth + index) for index in range(3)]
+
+
+def _xx_add(op, address, site):
+    return [*_depth_check(op, address), "(call $xx_add (local.get $sp))", _shrink(3)]
+
+
+def _xx_mul(op, address, site):
+    product = _x_product(_stack_element(0), _stack_element(3))
+    stores = [_store(3 + index, f"(local.get $r{index})") for index in range(3)]
+    return [*_depth_check(op, address), *product, *stores, _shrink(3)]
+
+
+def _ram_element(pointer: str) -> list[str]:
+    return [f"(call $ram_read {_offset(pointer, offset)})" for offset in range(3)]
+
+
+def _xx_dot_step(op, address, site):
+    """st2..st4 += RAM[st0..] * RAM[st1..]; both pointers move on 3."""
+    product = _x_product(_ram_element("(local.get $a)"), _ram_element("(local.get $b)"))
+    return [
+        f"(local.set $a {_load(0)})",
+        f"(local.set $b {_load(1)})",
+        *product,
+        *_store_sum((2, 3, 4), _stack_element(2)),
+        _store(1, _offset("(local.get $b)", 3)),
+        _store(0, _offset("(local.get $a)", 3)),
+    ]
+
+
+def _xb_dot_step(op, address, site):
+    """st2..st4 += RAM[st0] * RAM[st1..]; st0 moves on 1, st1 on 3."""
+    scalar = "(call $ram_read (local.get $a))"
+    products = [f"(call $mul {scalar} {word})" for word in _ram_element("(local.get $b)")]
+    return [
+        f"(local.set $a {_load(0)})",
+        f"(local.set $b {_load(1)})",
+        *[f"(local.set $r{index} {product})" for index, product in enumerate(products)],
+        *_store_sum((2, 3, 4), _stack_element(2)),
+        _store(1, _offset("(local.get $b)", 3)),
+        _store(0, _offset("(local.get $a)", 1)),
+    ]
+
+
+def _horner_step(coefficients: int):
+    """b_horner_step, x_horner_step: st7..st9 := st7..st9 * st0..st2 + the coefficients read
+    from RAM at st5 downwards; st5 moves down by their number."""
 
     def body(op, address, site):
-        return [*_depth_check(op, address), f"(call {function} (local.get $sp))", _shrink(3)]
+        pointer = "(local.get $a)"
+        read = [f"(call $ram_read {_offset(pointer, -offset)})" for offset in range(coefficients)]
+        addend = [read[0], "(i64.const 0)", "(i64.const 0)"] if coefficients == 1 else read[::-1]
+        return [
+            f"(local.set $a {_load(5)})",
+            *_x_product(_stack_element(7), _stack_element(0)),
+            *_store_sum((7, 8, 9), addend),
+            _store(5, _offset(pointer, -coefficients)),
+        ]
 
     return body
 
@@ -520,8 +592,12 @@ TRANSLATIONS = {
     "mul": _binary(lambda top, below: f"(call $mul {below} {top})"),
     "invert": _invert,
     "eq": _binary(lambda top, below: f"(i64.extend_i32_u (i64.eq {below} {top}))"),
-    "xx_add": _xx_binary("$xx_add"),
-    "xx_mul": _xx_binary("$xx_mul"),
+    "xx_add": _xx_add,
+    "xx_mul": _xx_mul,
+    "xx_dot_step": _xx_dot_step,
+    "xb_dot_step": _xb_dot_step,
+    "b_horner_step": _horner_step(1),
+    "x_horner_step": _horner_step(3),
     "xb_mul": _xb_mul,
     "x_invert": _x_invert,
     "split": _split,
@@ -726,34 +802,25 @@ _MODULE = f"""(module
       (call $add (i64.load $stack (i32.sub (local.get $sp) (i32.const 24)))
                  (i64.load $stack (i32.sub (local.get $sp) (i32.const 48))))))
 
-  ;; the schoolbook product reduced by X^3 = X - 1 and X^4 = X^2 - X
-  (func $xx_mul (param $sp i32)
-    (local $a0 i64) (local $a1 i64) (local $a2 i64) (local $b0 i64) (local $b1 i64) (local $b2 i64)
-    (local.set $a0 (i64.load $stack (i32.sub (local.get $sp) (i32.const 8))))
-    (local.set $a1 (i64.load $stack (i32.sub (local.get $sp) (i32.const 16))))
-    (local.set $a2 (i64.load $stack (i32.sub (local.get $sp) (i32.const 24))))
-    (local.set $b0 (i64.load $stack (i32.sub (local.get $sp) (i32.const 32))))
-    (local.set $b1 (i64.load $stack (i32.sub (local.get $sp) (i32.const 40))))
-    (local.set $b2 (i64.load $stack (i32.sub (local.get $sp) (i32.const 48))))
+  ;; the schoolbook product reduced by X^3 = X - 1 and X^4 = X^2 - X: (r0, r1, r2)
+  (func $x_mul (param $a0 i64) (param $a1 i64) (param $a2 i64)
+      (param $b0 i64) (param $b1 i64) (param $b2 i64) (result i64 i64 i64)
     ;; r0 = a0 b0 - a2 b1 - a1 b2
-    (i64.store $stack (i32.sub (local.get $sp) (i32.const 32))
-      (call $sub (call $sub (call $mul (local.get $a0) (local.get $b0))
-                            (call $mul (local.get $a2) (local.get $b1)))
-                 (call $mul (local.get $a1) (local.get $b2))))
+    (call $sub (call $sub (call $mul (local.get $a0) (local.get $b0))
+                          (call $mul (local.get $a2) (local.get $b1)))
+               (call $mul (local.get $a1) (local.get $b2)))
     ;; r1 = a1 b0 + a0 b1 - a2 b2 + a2 b1 + a1 b2
-    (i64.store $stack (i32.sub (local.get $sp) (i32.const 40))
-      (call $add (call $add (call $sub
-        (call $add (call $mul (local.get $a1) (local.get $b0))
-                   (call $mul (local.get $a0) (local.get $b1)))
-        (call $mul (local.get $a2) (local.get $b2)))
-        (call $mul (local.get $a2) (local.get $b1)))
-        (call $mul (local.get $a1) (local.get $b2))))
+    (call $add (call $add (call $sub
+      (call $add (call $mul (local.get $a1) (local.get $b0))
+                 (call $mul (local.get $a0) (local.get $b1)))
+      (call $mul (local.get $a2) (local.get $b2)))
+      (call $mul (local.get $a2) (local.get $b1)))
+      (call $mul (local.get $a1) (local.get $b2)))
     ;; r2 = a2 b0 + a1 b1 + a0 b2 + a2 b2
-    (i64.store $stack (i32.sub (local.get $sp) (i32.const 48))
-      (call $add (call $add (call $add
-        (call $mul (local.get $a2) (local.get $b0)) (call $mul (local.get $a1) (local.get $b1)))
-        (call $mul (local.get $a0) (local.get $b2)))
-        (call $mul (local.get $a2) (local.get $b2)))))
+    (call $add (call $add (call $add
+      (call $mul (local.get $a2) (local.get $b0)) (call $mul (local.get $a1) (local.get $b1)))
+      (call $mul (local.get $a0) (local.get $b2)))
+      (call $mul (local.get $a2) (local.get $b2))))
 
   ;; the inverse of a = (st0, st1, st2), non-zero, in place: the first column of adj(M) / det(M)
   ;; for M the matrix of multiplication by a (vm.xfield.inverse)
@@ -795,7 +862,7 @@ _MODULE = f"""(module
     (local $ip i32) (local $jsp i32) (local $cycle i64) (local $status i32) (local $skip i32)
     (local $public_read i32) (local $secret_read i32) (local $a i64) (local $b i64)
     (local $sponge_ready i32) (local $digests_read i32)
-    (local $current_at i32) (local $sibling_at i32)
+    (local $current_at i32) (local $sibling_at i32) (local $r0 i64) (local $r1 i64) (local $r2 i64)
     {{{{code}}}}
     (global.set $status_out (local.get $status))
     (global.set $ip_out (local.get $ip))
