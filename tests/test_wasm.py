@@ -27,6 +27,7 @@ from vm import interp, xfield  # noqa: E402
 from vm.field import P  # noqa: E402
 from vm.isa import BY_NAME  # noqa: E402
 from vm.tasm import parse  # noqa: E402
+from vm.wasm import runtime  # noqa: E402
 from vm.wasm.runtime import execute_wasm  # noqa: E402
 from vm.wasm.translate import TRANSLATIONS, WasmUnsupported, supported, translate  # noqa: E402
 
@@ -249,6 +250,14 @@ def test_step_limit():
     halting = parse("push 1 pop 1 halt")
     assert assert_same_run(halting, max_steps=3).error is None
     assert assert_same_run(halting, max_steps=2).error.kind == "StepLimitExceeded"
+
+
+def test_running_out_of_fuel_is_an_internal_error(monkeypatch):
+    """Fuel is only a safety bound: the step counter decides, and a trap is never a result."""
+    monkeypatch.setattr(runtime, "FUEL_PER_STEP", 1)
+    monkeypatch.setattr(runtime, "FUEL_FLOOR", 10)
+    with pytest.raises(RuntimeError, match="trapped"):
+        execute_wasm(parse("spin: call spin"), max_steps=1000)
 
 
 def test_deep_stacks_grow_the_memories():

@@ -27,6 +27,8 @@ from vm.wasm.translate import STATUS_KINDS, translate
 
 FUEL_PER_STEP = 20_000  # far above what one instruction costs (invert: 64 squarings)
 FUEL_FLOOR = 1_000_000
+FUEL_CEILING = (1 << 63) - 1
+STEP_CEILING = 1 << 62  # the module's step counter is an i64
 WORD = 8
 PAGE = 1 << 16
 U64 = (1 << 64) - 1
@@ -120,7 +122,8 @@ def execute_wasm(
         output.append(value & U64)
 
     store = wasmtime.Store(_engine())
-    store.set_fuel(max(FUEL_FLOOR, FUEL_PER_STEP * max_steps))
+    max_steps = min(max_steps, STEP_CEILING)
+    store.set_fuel(min(max(FUEL_FLOOR, FUEL_PER_STEP * max_steps), FUEL_CEILING))
     i64 = wasmtime.ValType.i64()
     host = [
         wasmtime.Func(store, wasmtime.FuncType([i64], []), write),
@@ -138,8 +141,7 @@ def execute_wasm(
     _write_words(store, data, 0, [0] * (program.length + 1) + public + secret + digests)
     public_base, secret_base = visits_bytes, visits_bytes + WORD * len(public)
     digests_base = secret_base + WORD * len(secret)
-    exports["run"](
-        store,
+    arguments = (
         max_steps,
         WORD * len(machine.stack),
         public_base,
@@ -149,6 +151,10 @@ def execute_wasm(
         digests_base,
         len(machine.secret_digests),
     )
+    try:
+        exports["run"](store, *arguments)
+    except (wasmtime.Trap, wasmtime.WasmtimeError) as trap:  # out of fuel or memory: our bug
+        raise RuntimeError(f"the wasm run trapped (an internal error): {trap}") from trap
 
     status, ip = exports["status"].value(store), exports["ip"].value(store)
     cycles = exports["cycles"].value(store)
