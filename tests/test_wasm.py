@@ -279,3 +279,18 @@ def test_an_instruction_without_a_translation_is_refused(monkeypatch, name, text
     message = f"the wasm target does not yet support '{name}' (address {address})"
     with pytest.raises(WasmUnsupported, match=re.escape(message)):
         translate(program)
+
+
+def test_tri_build_emits_the_module(capsys, tmp_path):
+    """`tri build --emit wat` writes the translation of the program `tri build` builds."""
+    from cli_helpers import tri
+
+    source = PROGRAMS / "valid" / "fib.tri"
+    output = tmp_path / "fib.wat"
+    code, _, err = tri(capsys, "build", source, "--emit", "wat", "-o", output)
+    assert code == 0, err
+    text = output.read_text()
+    assert text == translate(compiled(source, 1))
+    import wasmtime
+
+    wasmtime.Module(runtime._engine(), text)  # valid WebAssembly
