@@ -48,6 +48,7 @@ def assert_same_run(program, public=(), secret=(), digests=(), ram=None, max_ste
         assert result.error is None, result.error
     else:
         assert result.error is not None, reference.error
+        assert type(result.error.kind) is type(reference.error.kind)
         for name in ("kind", "ip", "instruction", "cycle", "calls"):
             assert getattr(result.error, name) == getattr(reference.error, name), name
     return reference
@@ -223,6 +224,8 @@ def test_failures_keep_the_interpreter_kinds():
         "pop 1 halt": "TooShallow",
         "push 1 push 0 skiz": "InstructionPointerOverflow",
         "push 1": "InstructionPointerOverflow",
+        "": "InstructionPointerOverflow",
+        "skiz": "TooShallow",
         "push 0 push 1 push 2 push 3 push 4 assert_vector halt": "VectorAssertionFailed",
     }
     for text, kind in cases.items():

@@ -40,7 +40,7 @@ from vm.tasm import Op, Program
 from vm.wasm.arithmetic import ARITHMETIC_WAT, MASK32
 from vm.wasm.tip5 import HASH_STATE, PERMUTATION_WAT, SPONGE_STATE
 
-STATUS_KINDS: tuple[str, ...] = (*(kind.value for kind in Failure), STEP_LIMIT_KIND)
+STATUS_KINDS: tuple[str, ...] = (*Failure, STEP_LIMIT_KIND)
 """A nonzero status `s` means the run failed with `STATUS_KINDS[s - 1]`."""
 
 WORD = 8  # bytes per u64 word
