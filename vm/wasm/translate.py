@@ -8,7 +8,8 @@ The module's shape:
   stack, one u64 per entry, `(return address << 32) | call target`.  Memory `data`: the
   visit count of every word address (u64, at `8 * address`), then the public and the
   secret input words and the secret digests (5 words each; the host writes them and passes
-  where they start and how many).
+  where they start and how many).  Memory `hash` (vm.wasm.tip5): the Tip5 tables, the
+  state `hash` and the Merkle steps permute, and the sponge's state.
 - one function, `run`: a dispatch loop whose `br_table` on the instruction pointer enters
   the code of any instruction; straight-line code falls through to the next instruction.
   Each instruction first checks the step limit, then its failures in the interpreter's
@@ -19,9 +20,9 @@ The module's shape:
 - the host provides `output` (write_io), `ram_read` and `ram_write` (RAM is sparse over the
   whole field, a Python dict).
 
-Field arithmetic is exact mod p = 2^64 - 2^32 + 1: products are formed 128 bits wide from
-32-bit limbs and reduced with 2^64 = 2^32 - 1 and 2^96 = -1 (mod p).  The extension field
-F_p^3 = F_p[X] / (X^3 - X + 1) is done as `vm.xfield` does it.
+Field arithmetic (vm.wasm.arithmetic) is exact mod p = 2^64 - 2^32 + 1: products are formed
+128 bits wide from 32-bit limbs and reduced with 2^64 = 2^32 - 1 and 2^96 = -1 (mod p).  The
+extension field F_p^3 = F_p[X] / (X^3 - X + 1) is done as `vm.xfield` does it.
 
 Translated: stack manipulation, control flow, base- and extension-field arithmetic, u32
 arithmetic, I/O, RAM, `assert_vector`, Tip5 `hash`, the sponge, the Merkle, dot and Horner
