@@ -45,7 +45,8 @@ from compiler.tir.ops import Program as TirProgram
 from compiler.tir.printer import print_program
 from vm import tasm
 
-EMIT = ("tir", "tasm")  # `--emit tir` is the output of `unroll`, `--emit tasm` that of `tasm`
+EMIT = ("tir", "tasm", "wat")  # `--emit tir` is the output of `unroll`, `--emit tasm` that of
+# `tasm`, `--emit wat` the WebAssembly text of that program (vm.wasm.translate)
 
 
 @dataclass(frozen=True)
@@ -135,7 +136,13 @@ class Compiled:
         return report.render(report.report(self.outputs), functions, self.level)
 
     def emit(self, what: str) -> str:
-        return print_program(self.tir) if what == "tir" else self.text
+        if what == "tir":
+            return print_program(self.tir)
+        if what == "wat":
+            from vm.wasm.translate import translate
+
+            return translate(self.program)
+        return self.text
 
 
 def compile_program(

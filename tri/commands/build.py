@@ -25,7 +25,7 @@ from tri.commands.source import (
 from vm.isa import ISAS
 
 # The compiler is imported when a command needs it, so that `tri run X.tasm` stays quick.
-EMIT = ("tir", "tasm")
+EMIT = ("tir", "tasm", "wat")
 
 
 def register(commands) -> None:
@@ -40,7 +40,8 @@ def register(commands) -> None:
         "--emit",
         choices=EMIT,
         default="tasm",
-        help="what to print or write: the final TIR (the unroll step) or TASM (default)",
+        help="what to print or write: the final TIR (the unroll step), TASM (default), or "
+        "WebAssembly text of the TASM (docs/vm.md, WebAssembly target)",
     )
     build.add_argument(
         "--dump",
@@ -219,7 +220,7 @@ def command_build(arguments) -> int:
         refuse_to_overwrite_source(arguments.output, arguments.program)
     dump = dump_printer(arguments.dump, arguments.level)
     compiled = build_compiled(arguments, dump)
-    text = compiled.emit(arguments.emit)
+    text = emitted(compiled, arguments.emit)
     if not compiled.program.ops and not OUTPUT.quiet:
         print(
             f"warning: {arguments.program}: nothing to build: a module's code is its public "
@@ -238,6 +239,16 @@ def command_build(arguments) -> int:
     elif dump is None and not getattr(arguments, "report", False):
         sys.stdout.write(text)
     return EXIT_OK
+
+
+def emitted(compiled, what: str) -> str:
+    """The --emit text; a program the WebAssembly target refuses is a usage error."""
+    from vm.wasm.translate import WasmUnsupported
+
+    try:
+        return compiled.emit(what)
+    except WasmUnsupported as refusal:
+        raise UsageError(f"error: --emit wat: {refusal}") from None
 
 
 def source_program(arguments):
