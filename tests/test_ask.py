@@ -167,6 +167,7 @@ def test_the_json_shape_and_exit_codes(capsys):
     assert result["answer"] == "105" and result["refused"] is None and result["tier"] == "rules"
     assert result["canonical"] == "11 + 94" and "program answer" in result["program"]
     assert result["vm"]["cycles"] > 0 and result["vm"]["padded_height"] >= result["vm"]["cycles"]
+    assert result["wasm"]["fuel"] > 0  # the same program run on WebAssembly, same answer
     code, out, _ = tri(capsys, "ask", "What is the capital of France?", "--json")
     result = json.loads(out)
     assert (

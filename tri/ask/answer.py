@@ -1,4 +1,4 @@
-"""A question answered the whole way: normalized, compiled, run on the VM.
+"""A question answered the whole way: normalized, compiled, run on the VM and on WebAssembly.
 
 Input: the question's text and a tier: `rules` (tri.ask.rules), `learned` (tri.ask.learned)
 or `auto`: the rules' answer when they answer and the learned tier does not propose another
@@ -9,7 +9,8 @@ reason it was refused.
 The canonical form's exact value (tri.ask.canonical.evaluate) decides what is refused; the
 answer printed is the VM's: the program (tri.ask.program) is written to a temporary
 directory, checked and compiled at `-O1` like any user's program, and run (the `auto`
-engine), and the output word read as a signed integer.  Should the two ever differ, the
+engine) and on WebAssembly (vm.wasm, with the `wasm` extra: it must write the same word), and
+the output word read as a signed integer.  Should the two ever differ, the
 question is refused and says so: a wrong answer is never printed.
 """
 
@@ -36,6 +37,7 @@ class Answer:
     answer: str | None = None
     refused: str | None = None
     vm: dict = field(default_factory=dict)  # cycles, padded_height
+    wasm: dict = field(default_factory=dict)  # fuel (with the wasm extra)
 
     def as_json(self) -> dict:
         return {
@@ -46,7 +48,7 @@ class Answer:
             "refused": self.refused,
             "tier": self.tier,
             "vm": self.vm or None,
-            "wasm": None,
+            "wasm": self.wasm or None,
         }
 
 
@@ -60,7 +62,7 @@ def ask(question: str, tier: str = "auto") -> Answer:
         answer.canonical = canonical.render(tree)
         exact = canonical.evaluate(tree)
         answer.program = program_text(tree)
-        word, answer.tasm, answer.vm = run_program(answer.program)
+        word, answer.tasm, answer.vm, answer.wasm = run_program(answer.program)
     except canonical.Refused as refusal:
         answer.refused = str(refusal)
         return answer
@@ -101,8 +103,10 @@ def normalize(question: str, tier: str):
     return ruled, "rules"
 
 
-def run_program(text: str) -> tuple[int, str, dict]:
-    """(the word the program writes, its TASM, its run's figures)."""
+def run_program(text: str) -> tuple[int, str, dict, dict]:
+    """(the word the program writes, its TASM, the VM run's figures, the WebAssembly run's:
+    the same program run by vm.wasm when wasmtime is installed, which must write the same
+    word)."""
     from compiler.check.checker import check
     from compiler.check.resolve import load_project
     from compiler.pipeline import compile_program
@@ -117,4 +121,19 @@ def run_program(text: str) -> tuple[int, str, dict]:
     if record.error is not None or len(record.output) != 1:
         raise canonical.Refused(f"the program did not give one answer: {record.error}")
     figures = {"cycles": record.cycles, "padded_height": heights(record).padded_height}
-    return record.output[0], compiled.text, figures
+    return record.output[0], compiled.text, figures, run_wasm(compiled.program, record)
+
+
+def run_wasm(program, record) -> dict:
+    """The WebAssembly run's figures ({} without wasmtime, the `wasm` extra); `Refused` if
+    it does not write what the VM wrote."""
+    try:
+        import wasmtime  # noqa: F401
+
+        from vm.wasm.runtime import execute_wasm
+    except ImportError:
+        return {}
+    run = execute_wasm(program, max_steps=MAX_STEPS)
+    if run.output != record.output or run.error is not None:
+        raise canonical.Refused(f"the WebAssembly run gave {run.output}, the VM {record.output}")
+    return {"fuel": run.fuel}

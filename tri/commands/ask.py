@@ -5,8 +5,9 @@ a program in the language and run (tri.ask.answer).  Printed: the canonical form
 answer, or why the question was refused; `--show program` or `--show tasm` also prints the
 program or its TASM.  `--json` prints one object: `question`, `canonical`, `program`,
 `answer` (the exact value as text, null when refused), `refused` (null or the reason),
-`tier`, `vm` (`cycles`, `padded_height`; null when nothing ran) and `wasm` (null: the
-question is not run on WebAssembly yet).
+`tier`, `vm` (`cycles`, `padded_height`; null when nothing ran) and `wasm` (`fuel`: the
+same program run on WebAssembly, which must give the same answer; null without the `wasm`
+extra).
 
 Exit codes: 0 answered; 1 refused; 2 on bad usage.
 """

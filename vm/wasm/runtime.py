@@ -45,6 +45,7 @@ class WasmRun:
     ram: dict[int, int]
     visits: list[int]
     error: VMError | None
+    fuel: int = 0  # the wasmtime fuel the run consumed
 
     @property
     def halted(self) -> bool:
@@ -123,7 +124,8 @@ def execute_wasm(
 
     store = wasmtime.Store(_engine())
     max_steps = min(max_steps, STEP_CEILING)
-    store.set_fuel(min(max(FUEL_FLOOR, FUEL_PER_STEP * max_steps), FUEL_CEILING))
+    fuel = min(max(FUEL_FLOOR, FUEL_PER_STEP * max_steps), FUEL_CEILING)
+    store.set_fuel(fuel)
     i64 = wasmtime.ValType.i64()
     host = [
         wasmtime.Func(store, wasmtime.FuncType([i64], []), write),
@@ -169,4 +171,5 @@ def execute_wasm(
         calls = tuple(entry >> 32 for entry in jumps)
         message = f"{kind} (reported by the wasm target)"
         error = VMError(kind, ip, text, cycles, message, calls)
-    return WasmRun(program, output, cycles, stack, memory_cells, visits, error)
+    consumed = fuel - store.get_fuel()
+    return WasmRun(program, output, cycles, stack, memory_cells, visits, error, consumed)
