@@ -183,6 +183,9 @@ def test_the_human_output_and_show(capsys):
     lines = out.splitlines()
     assert lines[0] == "canonical: (16 - 3) * 5" and lines[-1] == "answer: 65"
     assert "program:" in lines and "fn main() {" in lines
+    code, out, _ = tri(capsys, "ask", "2 * 3", "--show", "tasm", "--show", "wasm")
+    assert code == 0 and "tasm:" in out and "wasm:" in out and "(module" in out
+    assert "answer: 6" in out
     code, out, _ = tri(capsys, "ask", "Divide 10 by 4", "--show", "tasm")
     assert code == 1 and out.splitlines()[-1].startswith("refused: 10 / 4 is not a whole")
 

@@ -34,6 +34,7 @@ class Answer:
     canonical: str | None = None
     program: str | None = None
     tasm: str | None = None
+    wat: str | None = None  # the program as WebAssembly text (with the wasm extra)
     answer: str | None = None
     refused: str | None = None
     vm: dict = field(default_factory=dict)  # cycles, padded_height
@@ -62,7 +63,7 @@ def ask(question: str, tier: str = "auto") -> Answer:
         answer.canonical = canonical.render(tree)
         exact = canonical.evaluate(tree)
         answer.program = program_text(tree)
-        word, answer.tasm, answer.vm, answer.wasm = run_program(answer.program)
+        word, answer.tasm, answer.vm, answer.wasm, answer.wat = run_program(answer.program)
     except canonical.Refused as refusal:
         answer.refused = str(refusal)
         return answer
@@ -103,10 +104,10 @@ def normalize(question: str, tier: str):
     return ruled, "rules"
 
 
-def run_program(text: str) -> tuple[int, str, dict, dict]:
-    """(the word the program writes, its TASM, the VM run's figures, the WebAssembly run's:
-    the same program run by vm.wasm when wasmtime is installed, which must write the same
-    word)."""
+def run_program(text: str) -> tuple[int, str, dict, dict, str | None]:
+    """(the word the program writes, its TASM, the VM run's figures, the WebAssembly run's
+    and the module's text: the same program run by vm.wasm when wasmtime is installed, which
+    must write the same word)."""
     from compiler.check.checker import check
     from compiler.check.resolve import load_project
     from compiler.pipeline import compile_program
@@ -121,19 +122,21 @@ def run_program(text: str) -> tuple[int, str, dict, dict]:
     if record.error is not None or len(record.output) != 1:
         raise canonical.Refused(f"the program did not give one answer: {record.error}")
     figures = {"cycles": record.cycles, "padded_height": heights(record).padded_height}
-    return record.output[0], compiled.text, figures, run_wasm(compiled.program, record)
+    wasm, wat = run_wasm(compiled.program, record)
+    return record.output[0], compiled.text, figures, wasm, wat
 
 
-def run_wasm(program, record) -> dict:
-    """The WebAssembly run's figures ({} without wasmtime, the `wasm` extra); `Refused` if
-    it does not write what the VM wrote."""
+def run_wasm(program, record) -> tuple[dict, str | None]:
+    """(the WebAssembly run's figures, the module's text), or ({}, None) without wasmtime
+    (the `wasm` extra); `Refused` if it does not write what the VM wrote."""
     try:
         import wasmtime  # noqa: F401
 
         from vm.wasm.runtime import execute_wasm
+        from vm.wasm.translate import translate
     except ImportError:
-        return {}
+        return {}, None
     run = execute_wasm(program, max_steps=MAX_STEPS)
     if run.output != record.output or run.error is not None:
         raise canonical.Refused(f"the WebAssembly run gave {run.output}, the VM {record.output}")
-    return {"fuel": run.fuel}
+    return {"fuel": run.fuel}, translate(program)

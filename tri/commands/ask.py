@@ -1,13 +1,13 @@
 """`tri ask "QUESTION"`: an arithmetic question in words, answered exactly on the VM.
 
-The question is normalized into the canonical form (tri.ask.rules), which is compiled to
-a program in the language and run (tri.ask.answer).  Printed: the canonical form and the
-answer, or why the question was refused; `--show program` or `--show tasm` also prints the
-program or its TASM.  `--json` prints one object: `question`, `canonical`, `program`,
-`answer` (the exact value as text, null when refused), `refused` (null or the reason),
-`tier`, `vm` (`cycles`, `padded_height`; null when nothing ran) and `wasm` (`fuel`: the
-same program run on WebAssembly, which must give the same answer; null without the `wasm`
-extra).
+The question is normalized into the canonical form (tri.ask.rules, tri.ask.learned), which
+is compiled to a program in the language and run (tri.ask.answer).  Printed: the canonical
+form and the answer, or why the question was refused; `--show program`, `--show tasm` or
+`--show wasm` also prints the program, its TASM or its WebAssembly text.  `--json` prints
+one object: `question`, `canonical`, `program`, `answer` (the exact value as text, null
+when refused), `refused` (null or the reason), `tier`, `vm` (`cycles`, `padded_height`;
+null when nothing ran) and `wasm` (`fuel`: the same program run on WebAssembly, which must
+give the same answer; null without the `wasm` extra).
 
 Exit codes: 0 answered; 1 refused; 2 on bad usage.
 """
@@ -19,7 +19,7 @@ import json
 from tri.commands.common import EXIT_OK
 
 EXIT_REFUSED = 1
-SHOWN = ("program", "tasm")
+SHOWN = ("program", "tasm", "wasm")
 
 
 def register(commands) -> None:
@@ -40,7 +40,8 @@ def register(commands) -> None:
         choices=SHOWN,
         action="append",
         default=[],
-        help="also print the program it was compiled to, or its TASM (repeatable)",
+        help="also print the program it was compiled to, its TASM, or its WebAssembly text "
+        "(repeatable)",
     )
     parser.set_defaults(handler=command_ask)
 
@@ -55,7 +56,7 @@ def command_ask(arguments) -> int:
     if answer.canonical is not None:
         print(f"canonical: {answer.canonical}")
     for what in arguments.show:
-        text = answer.program if what == "program" else answer.tasm
+        text = {"program": answer.program, "tasm": answer.tasm, "wasm": answer.wat}[what]
         if text is not None:
             print(f"{what}:")
             print(text.rstrip("\n"))
