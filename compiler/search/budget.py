@@ -7,7 +7,7 @@ the factor each block's search budgets are multiplied by (the search lowerer's w
 window, tail and model budgets, compiler.search.lowerer).
 
 The total is fixed: `scale` shares per searched block (a block of two or more
-instructions).  Spread evenly, every block gets `scale` (`even_plan`).  Led by the profile
+instructions).  Spread evenly, every block gets `scale`.  Led by the profile
 (`hot_first`), the blocks are decided before the build from the most executed down, out of
 the same pool: each is reserved a quarter of its share (`FLOOR`), takes what is left up to
 `CAP` shares, and gives back what its search did not use, so a hot block gets the search a
@@ -51,11 +51,6 @@ class BudgetPlan:
     def factor(self, block: Block) -> float:
         return self.factors.get(signature(block), self.scale)
 
-    @property
-    def total(self) -> float:
-        """The shares the plan hands out over the blocks it knows."""
-        return sum(self.factors.values())
-
 
 def origin_visits(program, runs) -> dict:
     """Origin -> the most executions, summed over `runs`, of any instruction it has in
@@ -76,11 +71,6 @@ def block_visits(block: Block, visits: dict) -> int:
     return min(counts) if counts else 0
 
 
-def even_plan(blocks, scale: float = 1.0, spread: str = "even") -> BudgetPlan:
-    """Every searched block gets `scale`."""
-    return BudgetPlan(scale, {signature(block): scale for block in blocks}, spread)
-
-
 def hot_first(lowerer, blocks, visits: dict, scale: float = 1.0) -> BudgetPlan:
     """Decide `blocks` with `lowerer` (a SearchLowerer, which keeps each block's code for
     when lowering reaches it) from the most visited down, out of a pool of `scale` shares
@@ -97,14 +87,13 @@ def hot_first(lowerer, blocks, visits: dict, scale: float = 1.0) -> BudgetPlan:
     order = sorted(unique.values(), key=lambda block: -block_visits(block, visits))
     floor = FLOOR * scale
     pool = len(order) * (scale - floor)
-    factors = {}
+    plan = lowerer.plan = BudgetPlan(scale, {}, "profile")
     for block in order:
-        factor = floor + min(pool, (CAP - FLOOR) * scale)
-        expanded, allowed = lowerer.decide_first(block, factor)
+        factor = plan.factors[signature(block)] = floor + min(pool, (CAP - FLOOR) * scale)
+        expanded, allowed = lowerer.decide_first(block)
         used = factor * min(1.0, expanded / allowed) if allowed else 0.0
         pool = max(0.0, pool - max(0.0, used - floor))
-        factors[signature(block)] = factor
-    return BudgetPlan(scale, factors, "profile")
+    return plan
 
 
 def scaled(budget: int, factor: float) -> int:

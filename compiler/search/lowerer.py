@@ -175,7 +175,6 @@ class SearchLowerer:
         self.factor = 1.0  # the budget factor of the block being lowered
         self.allowed = 0  # search states the budgets of the searches so far allowed
         self.decided: dict = {}  # block signature -> its code, decided ahead (`decide_first`)
-        self.plan_factor = None  # the factor `decide_first` decides with
 
     def settings(self) -> dict:
         """The search settings a decision depends on (part of the cache key)."""
@@ -208,15 +207,12 @@ class SearchLowerer:
             return code
         return [Instr(name, argument) for name, argument in chosen]
 
-    def decide_first(self, block: Block, factor: float) -> tuple[int, int]:
-        """Decide `block` now, its budgets multiplied by `factor`, and keep its code for
-        when lowering reaches it; (states expanded, states its budgets allowed)."""
+    def decide_first(self, block: Block) -> tuple[int, int]:
+        """Decide `block` now (with its factor in the plan) and keep its code for when
+        lowering reaches it; (states expanded, states its budgets allowed)."""
         start = time.process_time()
         expanded, allowed = self.funnel.expanded, self.allowed
-        baseline = self.baseline(block)
-        self.plan_factor = factor
-        self.decided[signature(block)] = self.choose(block, baseline)
-        self.plan_factor = None
+        self.decided[signature(block)] = self.choose(block, self.baseline(block))
         self.funnel.seconds += time.process_time() - start
         return self.funnel.expanded - expanded, self.allowed - allowed
 
@@ -256,10 +252,7 @@ class SearchLowerer:
         if len(baseline) < 2:
             self.funnel.blocks += 1
             return baseline
-        if self.plan_factor is not None:
-            self.factor = self.plan_factor
-        else:
-            self.factor = 1.0 if self.plan is None else self.plan.factor(block)
+        self.factor = 1.0 if self.plan is None else self.plan.factor(block)
         if self.table is None:
             return list(self.cached_or_decided(block, baseline).instructions)
         table_key = self.table.key(baseline, block.contract)

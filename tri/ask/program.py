@@ -73,7 +73,6 @@ class _Writer:
 
     def reduction(self, kind: str, node, first: int, last: int) -> str:
         numbers = span(first, last)
-        step = "+ 1" if last >= first else "- 1"
         start = self.value(node.first)
         result = self.let({"sum": "0", "product": "1", "count": "0", "last": start}[kind], True)
         current = self.let(start, True)
@@ -83,11 +82,9 @@ class _Writer:
             "count": f"{result} = {result} + 1",
             "last": f"{result} = {current}",
         }[kind]
-        advance = (
-            f"{current} = {current} + 1"
-            if step == "+ 1"
-            else f"{current} = field.sub({current}, 1)"
-        )
+        advance = f"{current} = {current} + 1"
+        if last < first:  # counting down
+            advance = f"{current} = field.sub({current}, 1)"
         self.lines.append(f"for _ in 0..{len(numbers)} {{")
         self.lines.append(f"    {update}")
         self.lines.append(f"    {advance}")
