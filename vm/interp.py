@@ -22,7 +22,13 @@ from vm.ram import RamImage
 from vm.tasm import Program
 
 DEFAULT_MAX_STEPS = 1 << 26  # about 67 million cycles: a bound so that no input hangs the tool
+
 STEP_LIMIT_KIND = "StepLimitExceeded"  # ours, not Triton's: the run was cut off
+
+
+def step_limit_message(max_steps: int) -> str:
+    """The message of a run stopped by its step limit, on every engine and target."""
+    return f"the run did not halt within {max_steps} steps (--max-steps)"
 
 
 @dataclass(frozen=True)
@@ -198,7 +204,7 @@ def run_machine(machine: Machine, max_steps: int = DEFAULT_MAX_STEPS, steps=None
             following = steps[ip]()
             visits[ip] += 1
             ip = following
-        raise Fault(STEP_LIMIT_KIND, f"the run did not halt within {max_steps} steps (--max-steps)")
+        raise Fault(STEP_LIMIT_KIND, step_limit_message(max_steps))
     except Halt:
         visits[ip] += 1
     except Fault as fault:

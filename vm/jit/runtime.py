@@ -29,7 +29,15 @@ from functools import lru_cache, partial
 import numpy as np
 
 from vm.handlers import Fault, Halt
-from vm.interp import STEP_LIMIT_KIND, Machine, Run, VMError, initial_machine, step_functions
+from vm.interp import (
+    STEP_LIMIT_KIND,
+    Machine,
+    Run,
+    VMError,
+    initial_machine,
+    step_functions,
+    step_limit_message,
+)
 from vm.jit import compiler
 from vm.jit.blocks import BlockMap, split_blocks
 from vm.jit.layout import BUFFERS, ERROR_KINDS, Control, Status
@@ -163,7 +171,7 @@ def interpret(
         return Stop(ip, True, error, steps=taken)
     if not final:
         return Stop(ip, False, steps=taken)
-    message = f"the run did not halt within {max_steps} steps (--max-steps)"
+    message = step_limit_message(max_steps)
     error = _error(machine, ip, STEP_LIMIT_KIND, message, cycles_before + sum(visits))
     return Stop(ip, True, error, steps=taken)
 

@@ -9,23 +9,37 @@ safety bound: running out of it is an internal error, never a result.
 
 The `WasmRun` has the fields of `vm.interp.Run` that the module can know: output, cycles,
 final stack and RAM, visits per address, and the `VMError` (same kind, ip, instruction
-text, cycle and jump stack as the interpreter's; the message is this target's own).
+text, cycle and jump stack as the interpreter's; its message is the interpreter's too: the
+module stops before the failing instruction, and the interpreter's handler, run once on
+that state, says what failed).
 """
 
 from __future__ import annotations
 
+from collections import deque
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import cache
 
 import numpy
 
-from vm.interp import DEFAULT_MAX_STEPS, VMError, initial_machine
+from vm.handlers import Fault
+from vm.interp import (
+    DEFAULT_MAX_STEPS,
+    STEP_LIMIT_KIND,
+    Machine,
+    VMError,
+    initial_machine,
+    step_functions,
+    step_limit_message,
+)
+from vm.isa import Failure
 from vm.ram import RamImage
 from vm.tasm import Program
+from vm.wasm.tip5 import SPONGE_STATE
 from vm.wasm.translate import STATUS_KINDS, translate
 
-FUEL_PER_STEP = 20_000  # far above what one instruction costs (invert: 64 squarings)
+FUEL_PER_STEP = 1_000_000  # far above what one instruction costs (a Tip5 permutation: ~210,000)
 FUEL_FLOOR = 1_000_000
 FUEL_CEILING = (1 << 63) - 1
 STEP_CEILING = 1 << 62  # the module's step counter is an i64
@@ -95,6 +109,30 @@ def _read_words(store, memory, start: int, count: int) -> list[int]:
         return []
     data = memory.read(store, start, start + WORD * count)
     return numpy.frombuffer(bytes(data), dtype=numpy.uint64).tolist()
+
+
+STREAMS_READ = ("public_read", "secret_read", "digests_read")
+SPONGE_WORDS = 16
+MASK32 = (1 << 32) - 1
+
+
+def interpreter_message(machine: Machine, ip: int, kind: str) -> str:
+    """The interpreter's message for a failure at `ip`: its handler run on the state the
+    module stopped in, which is the state before the failing instruction (as the JIT's
+    failures are explained), except after a `skiz` with nothing to skip, which has popped
+    its condition, a 0, as the interpreter's does.  Where the handler does not fail the
+    same way (which tests/test_wasm.py would show), the kind's name stands for the message."""
+    program = machine.program
+    index = program.op_index.get(ip)
+    skipping = kind == Failure.INSTRUCTION_POINTER_OVERFLOW and index is not None
+    if skipping and program.ops[index].instruction.name == "skiz":
+        machine.stack.append(0)
+    try:
+        step_functions(machine)[ip]()
+    except Fault as fault:
+        if fault.kind == kind:
+            return fault.message
+    return f"{kind} (reported by the wasm target)"
 
 
 def execute_wasm(
@@ -169,7 +207,24 @@ def execute_wasm(
         text = program.ops[index].text if index is not None else "<end of program>"
         kind = STATUS_KINDS[status - 1]
         calls = tuple(entry >> 32 for entry in jumps)
-        message = f"{kind} (reported by the wasm target)"
+        if kind == STEP_LIMIT_KIND:
+            message = step_limit_message(max_steps)
+        else:
+            read = {name: exports[name].value(store) for name in STREAMS_READ}
+            sponge = None
+            if exports["sponge_ready"].value(store):
+                sponge = tuple(_read_words(store, exports["hash"], SPONGE_STATE, SPONGE_WORDS))
+            failed = Machine(
+                program,
+                stack,
+                dict(memory_cells),
+                deque(public[read["public_read"] :]),
+                deque(secret[read["secret_read"] :]),
+                deque(list(machine.secret_digests)[read["digests_read"] :]),
+                jump_stack=[(entry >> 32, entry & MASK32) for entry in jumps],
+                sponge=sponge,
+            )
+            message = interpreter_message(failed, ip, kind)
         error = VMError(kind, ip, text, cycles, message, calls)
     consumed = fuel - store.get_fuel()
     return WasmRun(program, output, cycles, stack, memory_cells, visits, error, consumed)

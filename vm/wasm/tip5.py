@@ -36,7 +36,7 @@ def _words(words) -> str:
 
 
 PERMUTATION_WAT = f"""
-  (memory $hash 1)
+  (memory $hash (export "hash") 1)
   (data (memory $hash) (i32.const {SBOX_AT}) "{_bytes(bytes(SBOX))}")
   (data (memory $hash) (i32.const {ROUND_CONSTANTS_AT}) "{_words(ROUND_CONSTANTS)}")
   (data (memory $hash) (i32.const {MDS_AT}) "{_words(MDS_FIRST_COLUMN)}")

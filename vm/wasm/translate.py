@@ -15,8 +15,10 @@ The module's shape:
   Each instruction first checks the step limit, then its failures in the interpreter's
   order, then does its work, counts one cycle and one visit of its address, and goes on.
 - on halt or a failure `run` stores the status (0: halted; else 1 + the index of the
-  failure kind in `STATUS_KINDS`), the failing address, the cycle count and both stack
-  pointers in exported globals.
+  failure kind in `STATUS_KINDS`), the failing address, the cycle count, both stack
+  pointers, how many public words, secret words and digests were read and whether the
+  sponge is initialized in exported globals: with the memories, the state before the
+  failing instruction.
 - the host provides `output` (write_io), `ram_read` and `ram_write` (RAM is sparse over the
   whole field, a Python dict).
 
@@ -713,6 +715,10 @@ _MODULE = f"""(module
   (global $cycle_out (export "cycles") (mut i64) (i64.const 0))
   (global $sp_out (export "sp") (mut i32) (i32.const 0))
   (global $jsp_out (export "jsp") (mut i32) (i32.const 0))
+  (global $public_read_out (export "public_read") (mut i32) (i32.const 0))
+  (global $secret_read_out (export "secret_read") (mut i32) (i32.const 0))
+  (global $digests_read_out (export "digests_read") (mut i32) (i32.const 0))
+  (global $sponge_ready_out (export "sponge_ready") (mut i32) (i32.const 0))
 
   ;; grow a memory until it holds `end` bytes
   (func $reserve_stack (param $end i32)
@@ -741,6 +747,10 @@ _MODULE = f"""(module
     (global.set $ip_out (local.get $ip))
     (global.set $cycle_out (local.get $cycle))
     (global.set $sp_out (local.get $sp))
-    (global.set $jsp_out (local.get $jsp)))
+    (global.set $jsp_out (local.get $jsp))
+    (global.set $public_read_out (local.get $public_read))
+    (global.set $secret_read_out (local.get $secret_read))
+    (global.set $digests_read_out (local.get $digests_read))
+    (global.set $sponge_ready_out (local.get $sponge_ready)))
 )
 """
