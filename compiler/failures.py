@@ -34,6 +34,7 @@ class RunFailure:
     source_order: RunFailure | None = None
     # the calls the failing construct ran inside, innermost first, each (file, span)
     calls: tuple = ()
+    machine: str = "the VM"  # what stopped `where` says: "the wasm run" for --target wasm
 
     def as_json(self) -> dict | None:
         """The `location` of a JSON error: the origin's file and span, and the message; with
@@ -299,7 +300,7 @@ def render(failure: RunFailure, color: bool = False) -> str:
     for path, call in failure.calls:
         text += f"\n {gutter} = note: called from {path}:{call.line}:{call.column}"
     if failure.where:
-        text += f"\n {gutter} = note: the VM stopped {failure.where}"
+        text += f"\n {gutter} = note: {failure.machine} stopped {failure.where}"
     first = failure.source_order
     if first is not None:
         text += (

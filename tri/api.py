@@ -44,23 +44,27 @@ class Result:
         return self.heights.padded_height
 
     def as_json(self) -> dict:
-        error = None
-        if self.error is not None:
-            error = {
-                "kind": self.error.kind,
-                "ip": self.error.ip,
-                "instruction": self.error.instruction,
-                "cycle": self.error.cycle,
-                "message": self.error.message,
-                "location": None,  # the source line, for a compiled .tri program (tri run)
-            }
         return {
             "output": self.output,
             "cycles": self.cycles,
             "heights": self.heights.as_dict(),
             "padded_height": self.padded_height,
-            "error": error,
+            "error": error_json(self.error),
         }
+
+
+def error_json(error: VMError | None) -> dict | None:
+    """A run's error as `tri run --json` prints it (None: the run halted)."""
+    if error is None:
+        return None
+    return {
+        "kind": error.kind,
+        "ip": error.ip,
+        "instruction": error.instruction,
+        "cycle": error.cycle,
+        "message": error.message,
+        "location": None,  # the source line, for a compiled .tri program (tri run)
+    }
 
 
 def assemble(text: str, isa: str = "rel") -> tasm.Program:

@@ -1,4 +1,5 @@
-"""`tri build`: compile a .tri program (or a module alone) to TASM or TIR.
+"""`tri build`: compile a .tri program (or a module alone) to TASM or TIR, or to a
+WebAssembly module (`--target wasm`: text, or binary in a `.wasm` file).
 
 Also what `tri run` and `tri cost` need for .tri files: compiling a source
 file for the VM.
@@ -26,6 +27,7 @@ from vm.isa import ISAS
 
 # The compiler is imported when a command needs it, so that `tri run X.tasm` stays quick.
 EMIT = ("tir", "tasm", "wat")
+TARGETS = ("vm", "wasm")
 
 
 def register(commands) -> None:
@@ -35,13 +37,25 @@ def register(commands) -> None:
         nargs="?",
         help="a Trident program or module, or a project directory (default: the project's entry)",
     )
-    build.add_argument("-o", dest="output", metavar="OUT.tasm", help="write here, not stdout")
+    build.add_argument(
+        "-o",
+        dest="output",
+        metavar="OUT.tasm",
+        help="write here, not stdout (with --target wasm: OUT.wasm the binary module, any "
+        "other name its text)",
+    )
+    build.add_argument(
+        "--target",
+        choices=TARGETS,
+        default="vm",
+        help="vm (default): TASM for Triton VM; wasm: that TASM as one WebAssembly module "
+        "(docs/vm.md, WebAssembly target)",
+    )
     build.add_argument(
         "--emit",
         choices=EMIT,
-        default="tasm",
-        help="what to print or write: the final TIR (the unroll step), TASM (default), or "
-        "WebAssembly text of the TASM (docs/vm.md, WebAssembly target)",
+        help="what to print or write: the final TIR (the unroll step), TASM (the default), or "
+        "the WebAssembly text of the TASM (the default with --target wasm)",
     )
     build.add_argument(
         "--dump",
@@ -195,7 +209,25 @@ def dump_printer(text: str | None, level: int):
 def build_output(arguments, dump=None) -> str:
     """What `tri build` prints or writes (the --emit text), from its parsed arguments; the
     golden files (tests/golden_tasm.py) are made by this function too."""
-    return build_compiled(arguments, dump).emit(arguments.emit)
+    return build_compiled(arguments, dump).emit(emit_of(arguments))
+
+
+def emit_of(arguments) -> str:
+    """What the build emits: --emit, else the target's own output (TASM, or WebAssembly
+    text); a usage error where the two disagree or `-o` names a file of another kind."""
+    target = getattr(arguments, "target", "vm")
+    what = arguments.emit or ("wat" if target == "wasm" else "tasm")
+    if target == "wasm" and what != "wat":
+        raise UsageError(
+            f"error: --emit {what} is an output of the VM target; --target wasm emits the "
+            "WebAssembly module"
+        )
+    output = getattr(arguments, "output", None)
+    if output and Path(output).suffix == ".wasm" and what != "wat":
+        raise UsageError(
+            f"error: -o {output}: a .wasm file holds a WebAssembly module; add --target wasm"
+        )
+    return what
 
 
 def build_compiled(arguments, dump=None):
@@ -218,9 +250,10 @@ def refuse_to_overwrite_source(output: str, source: str) -> None:
 def command_build(arguments) -> int:
     if arguments.output:
         refuse_to_overwrite_source(arguments.output, arguments.program)
+    what = emit_of(arguments)
     dump = dump_printer(arguments.dump, arguments.level)
     compiled = build_compiled(arguments, dump)
-    text = emitted(compiled, arguments.emit)
+    text = emitted(compiled, what)
     if not compiled.program.ops and not OUTPUT.quiet:
         print(
             f"warning: {arguments.program}: nothing to build: a module's code is its public "
@@ -231,8 +264,12 @@ def command_build(arguments) -> int:
     if getattr(arguments, "report", False):
         sys.stdout.write(compiled.report())
     if arguments.output:
+        target = Path(arguments.output)
         try:
-            Path(arguments.output).write_text(text, encoding="utf-8")
+            if target.suffix == ".wasm":
+                target.write_bytes(wasm_binary(text))
+            else:
+                target.write_text(text, encoding="utf-8")
         except OSError as problem:
             reason = problem.strerror
             raise UsageError(f"error: cannot write {arguments.output}: {reason}") from None
@@ -248,7 +285,19 @@ def emitted(compiled, what: str) -> str:
     try:
         return compiled.emit(what)
     except WasmUnsupported as refusal:
-        raise UsageError(f"error: --emit wat: {refusal}") from None
+        raise UsageError(f"error: --target wasm: {refusal}") from None
+
+
+def wasm_binary(text: str) -> bytes:
+    """The binary encoding of a WebAssembly module's text (wasmtime's assembler)."""
+    try:
+        import wasmtime
+    except ImportError:
+        raise UsageError(
+            "error: a .wasm file needs the wasmtime package to encode the module: "
+            "pip install 'tri[wasm]' (or write its text: -o OUT.wat)"
+        ) from None
+    return bytes(wasmtime.wat2wasm(text))
 
 
 def source_program(arguments):

@@ -1,8 +1,12 @@
-"""`tri run`: execute a program and print its output; the run options `tri cost` shares."""
+"""`tri run`: execute a program and print its output; the run options `tri cost` shares.
+
+A run is the VM's (`--engine`), or with `--target wasm` the program compiled to
+WebAssembly and run by wasmtime (vm.wasm): the same output and failures, no table heights."""
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -86,6 +90,13 @@ def add_run_options(parser: argparse.ArgumentParser, reference: bool = True) -> 
     )
     parser.add_argument("--json", action="store_true", help="print one JSON object")
     if reference:
+        parser.add_argument(
+            "--target",
+            choices=("vm", "wasm"),
+            default="vm",
+            help="vm (default): run on the VM; wasm: compile the TASM to WebAssembly and run "
+            "it with wasmtime (the same output and failures; no table heights)",
+        )
         parser.add_argument(
             "--function-profile",
             action="store_true",
@@ -176,10 +187,26 @@ def write_profile(arguments) -> None:
 
 def vm_failure(program, error, inputs: api.Inputs, engine: str):
     """The VM error of a run of `program` in the language's terms (compiler.failures),
-    its operands read from a second run of the same inputs on the same engine."""
+    its operands read from a second run of the same inputs on the same engine (an engine
+    of `api.ENGINES`, or "wasm": the WebAssembly target)."""
     from compiler.failures import vm_failure as explain
 
-    return explain(program, error, lambda cycles: api.run(program, inputs, cycles, engine))
+    return explain(program, error, rerun(program, inputs, engine))
+
+
+def rerun(program, inputs: api.Inputs, engine: str):
+    """cycles -> the record of a run of `program` on `inputs` stopped after that many."""
+    if engine != WASM:
+        return lambda cycles: api.run(program, inputs, cycles, engine)
+    from vm.wasm.runtime import execute_wasm
+
+    ram = inputs.ram if isinstance(inputs.ram, RamImage) else dict(inputs.ram)
+    return lambda cycles: execute_wasm(
+        program, inputs.public, inputs.secret, inputs.digests, ram, cycles
+    )
+
+
+WASM = "wasm"  # the engine name of a `--target wasm` run
 
 
 # A failing run of a source program at most this long is also run on the reference
@@ -235,8 +262,12 @@ def show_failure(failure) -> None:
 def command_run(arguments) -> int:
     if arguments.reference and is_tasm(arguments.program):
         raise UsageError("error: --reference runs Trident source; a .tasm program runs on the VM")
+    if arguments.reference and arguments.target == WASM:
+        raise UsageError("error: --reference runs the evaluator; --target wasm runs WebAssembly")
     if arguments.reference:
         return run_source(arguments)
+    if arguments.target == WASM:
+        return run_wasm(arguments)
     arguments.function_profile = arguments.function_profile or bool(arguments.speedscope)
     program, result = _execute(arguments)
     inputs = run_inputs(arguments)
@@ -252,6 +283,61 @@ def command_run(arguments) -> int:
         report_error(program, result, inputs, arguments.engine, checked)
     write_profile(arguments)
     return EXIT_OK if result.error is None else EXIT_FAILED
+
+
+def run_wasm(arguments) -> int:
+    """`tri run --target wasm`: the program's TASM as WebAssembly, run by wasmtime with the
+    step limit counted by the module itself; the output and failures are the VM's, the
+    report has the cycles and the fuel wasmtime spent, and no table heights."""
+    vm_only = {
+        "--engine": arguments.engine != "auto",
+        "--function-profile": arguments.function_profile,
+        "--speedscope": arguments.speedscope,
+    }
+    given = [option for option, present in vm_only.items() if present]
+    if given:
+        raise UsageError(f"error: {given[0]} is the VM's; --target wasm runs on wasmtime")
+    try:
+        import wasmtime  # noqa: F401  (the optional extra)
+
+        from vm.wasm.runtime import execute_wasm
+        from vm.wasm.translate import WasmUnsupported
+    except ImportError:
+        raise UsageError(
+            "error: --target wasm needs the wasmtime package: pip install 'tri[wasm]'"
+        ) from None
+    if is_tasm(arguments.program):
+        program = load_tasm(arguments.program, arguments.isa)
+    else:
+        program = source_program(arguments)
+    inputs = run_inputs(arguments)
+    ram = inputs.ram if isinstance(inputs.ram, RamImage) else dict(inputs.ram)
+    try:
+        record = interruptible(
+            lambda: execute_wasm(
+                program, inputs.public, inputs.secret, inputs.digests, ram, arguments.max_steps
+            )
+        )
+    except WasmUnsupported as refusal:
+        raise UsageError(f"error: --target wasm: {refusal}") from None
+    checked = getattr(arguments, "checked", None)
+    failure = None
+    if record.error is not None:
+        failure = run_failure(program, record.error, inputs, WASM, checked)
+        failure = dataclasses.replace(failure, machine="the wasm run")
+    if arguments.json:
+        error = api.error_json(record.error)
+        if failure is not None:
+            error["location"] = failure.as_json()
+        report = {"target": WASM, "output": record.output, "cycles": record.cycles}
+        report.update(fuel=record.fuel, error=error)
+        print(json.dumps(report))
+    else:
+        for value in record.output:
+            print(value)
+        if failure is not None:
+            show_failure(failure)
+    return EXIT_OK if record.error is None else EXIT_FAILED
 
 
 def evaluate_source(checked, inputs: api.Inputs, max_steps: int):
