@@ -86,6 +86,26 @@ def first_in_source(failure: RunFailure, reference: RunFailure | None) -> RunFai
     return replace(failure, source_order=reference)
 
 
+# The VM kinds a construct's check may fail with in compiled code, and the kind the source
+# gives it (the reference evaluator's): a bounded loop checks its count and an index its range
+# with `lt` and `assert`, and -O0 checks `as_u32` with `split` and `assert`.
+CHECKED_AS = {
+    "bounded": ("BoundExceeded", ("AssertionFailed", "FailedU32Conversion")),
+    "index": ("IndexOutOfBounds", ("AssertionFailed", "FailedU32Conversion")),
+    "as_u32": ("FailedU32Conversion", ("AssertionFailed",)),
+}
+
+
+def language_kind(kind: str, origin: Origin | None) -> str:
+    """The kind in the language's terms of a compiled run's failure of `kind` at `origin`:
+    the kind the reference evaluator reports for the same construct (CHECKED_AS)."""
+    if origin is None:
+        return kind
+    construct = origin.builtin if origin.construct == "builtin" else origin.construct
+    source_kind, vm_kinds = CHECKED_AS.get(construct, (kind, ()))
+    return source_kind if kind in vm_kinds else kind
+
+
 # --- messages ----------------------------------------------------------------------------------
 
 
