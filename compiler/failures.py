@@ -221,7 +221,8 @@ def vm_failure(program, error, rerun: Rerun | None = None) -> RunFailure:
         elif count:
             operands = _operands(program, error, count, rerun)
     message = describe(error.kind, origin, operands, error.message)
-    return RunFailure(error.kind, message, origin, where, calls=vm_calls(program, error, origin))
+    kind = language_kind(error.kind, origin)
+    return RunFailure(kind, message, origin, where, calls=vm_calls(program, error, origin))
 
 
 def _running_construct(program, error) -> Origin | None:
