@@ -3,7 +3,7 @@
     step          what it does                                              runs at
     ast           read and parse the file and every module it uses          every level
     checked       resolve names, check types, instantiate (compiler.check)  every level
-    inline        inline and specialize calls (compiler.optimize.inliner)   -O1
+    inline        inline and specialize calls (compiler.optimize.inline_source)   -O1
     tir           checked program -> TIR (compiler.tir.builder)             every level
     tir-opt       inline tiny functions, TIR peephole rules                 -O1
     unroll        the chosen loops unrolled by two (compiler.optimize.unroll) -O2
@@ -36,7 +36,7 @@ from compiler.lower.blocks import BlockLowerer
 from compiler.lower.classical import CLASSICAL
 from compiler.lower.control import lower
 from compiler.lower.link import link
-from compiler.optimize.inliner import inline_calls
+from compiler.optimize.inline_source import inline_calls
 from compiler.optimize.passes import optimize_tasm, optimize_tir
 from compiler.optimize.unroll import unroll, unrollable
 from compiler.sourcemap import program_origins

@@ -9,7 +9,7 @@ whole program under the label "").
 
 The sections of the classical passes (docs/backend.md):
 
-* inlined -- calls replaced by the callee's body (compiler.optimize.inliner);
+* inlined -- calls replaced by the callee's body (compiler.optimize.inline_source);
 * specialized -- calls of a copy of the callee bound to constant arguments (the same);
 * updated in place -- literals built in a dead value's slots (compiler.tir.updates);
 * laid out inline -- branch arms of one instruction lowered right after their `skiz`, with

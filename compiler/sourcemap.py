@@ -71,7 +71,7 @@ class Origin:
 def origin_of(instance, node) -> Origin:
     """The construct `node` (a statement or expression of the function `instance`) is,
     where it was written: a node the inliner copied from another function says so
-    (`source_origin`, compiler.optimize.inliner), and its span is then the call's, in
+    (`source_origin`, compiler.optimize.inline_source), and its span is then the call's, in
     the function it was inlined into: the last of its `inlined_at`, after the calls it was
     inlined at before (`source_calls`).  A call's argument is the caller's own code: its
     span moved to the call's, and it keeps its own (`kept_span`)."""

@@ -11,7 +11,7 @@ from compiler.audit.audit import equivalent_instances, instance_key
 from compiler.check.resolve import DEFAULT_LIBRARY, Resolver
 from compiler.contracts import CHECK_FLAG
 from compiler.evaluate import call_function
-from compiler.optimize.inliner import inline_calls
+from compiler.optimize.inline_source import inline_calls
 from compiler.pipeline import Options, check_source
 
 SEEDS = range(40)

@@ -1,5 +1,5 @@
 """A classical pass checked at function level: every public function of the library,
-before and after inlining (compiler.optimize.inliner), is proven the same function by
+before and after inlining (compiler.optimize.inline_source), is proven the same function by
 compiler.audit -- same result, same output, same RAM, failing on the same inputs, for
 every input -- or left undecided with the reason; never "different".  A pass made wrong
 on purpose is caught."""
@@ -11,7 +11,7 @@ import pytest
 
 from compiler.audit.audit import equivalent_instances
 from compiler.check.resolve import DEFAULT_LIBRARY, Resolver
-from compiler.optimize.inliner import inline_calls
+from compiler.optimize.inline_source import inline_calls
 from compiler.pipeline import Options, check_source
 from compiler.syntax import ast
 from compiler.tir.walk import statement_expressions, statements, subexpressions

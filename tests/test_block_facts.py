@@ -27,7 +27,7 @@ from compiler.levels import CLASSICAL_LEVELS
 from compiler.lower.asm import Instr
 from compiler.lower.blocks import BELOW_MAIN, contract, is_straight
 from compiler.lower.classical import CLASSICAL
-from compiler.optimize.inline import inline_small
+from compiler.optimize.inline_tir import inline_small
 from compiler.optimize.passes import optimize_ops
 from compiler.pipeline import BACK_END, Options, compile_program, run_steps
 from compiler.tir.ops import (

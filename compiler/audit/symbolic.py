@@ -330,7 +330,7 @@ class Executor:
                 return tuple(w for e in expr.elements for w in self.expr(activation, e))
             case ast.Index():
                 return self.index(activation, expr)
-            case ast.Inlined():  # compiler.optimize.inliner: the callee's body, in place
+            case ast.Inlined():  # compiler.optimize.inline_source: the callee's body, in place
                 return self.inlined(activation, expr)
             case ast.StructLiteral():
                 struct: StructType = instance.types[expr]

@@ -15,7 +15,7 @@ from compiler.lower.asm import CONTROL, AsmFunction, AsmProgram, Instr, Label
 from compiler.optimize.checks import merge_checks
 from compiler.optimize.conjunctions import conjoin
 from compiler.optimize.engine import Item, inherit, match, origin_of, replacement, rewrite
-from compiler.optimize.inline import inline_small
+from compiler.optimize.inline_tir import inline_small
 from compiler.optimize.rules import SELECT_RULES, SKIZ_RULES, TASM_RULES, TIR_RULES
 from compiler.optimize.shuffles import shorten
 from compiler.tir.ops import Facts, IfElse, IfOnly, Loop, Op, Program, ProofBlock

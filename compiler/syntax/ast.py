@@ -268,7 +268,7 @@ class Block:
 
 @node
 class Inlined:
-    """A call replaced by a copy of the callee's body (compiler.optimize.inliner; never
+    """A call replaced by a copy of the callee's body (compiler.optimize.inline_source; never
     parsed).  The block runs in a scope of its own: it binds the callee's parameters, and
     its last statement gives the value, as a function body's does."""
 

@@ -10,7 +10,7 @@ not a constant.  XField operations and values wider than one word are never fold
 
 The builder uses it for operands (`x + c` is `addi c`), for names that take no stack slot,
 for loop bounds, and for `if` conditions known at compile time (only the arm taken is
-built): after inlining (compiler.optimize.inliner) the constants of a call site flow
+built): after inlining (compiler.optimize.inline_source) the constants of a call site flow
 through the callee's body this way.
 """
 

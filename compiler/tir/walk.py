@@ -99,7 +99,7 @@ def has_loop(block: ast.Block) -> bool:
 
 def statements(block: ast.Block):
     """Every statement of `block`, and of the blocks of its `if`s and `for`s and of the
-    inlined calls in its expressions (compiler.optimize.inliner), in order.  Walked with a
+    inlined calls in its expressions (compiler.optimize.inline_source), in order.  Walked with a
     stack of its own, not nested generators: a statement n blocks deep (a chain of `else
     if`s) costs one step, not n."""
     pending = [iter(block.statements)]

@@ -1,4 +1,4 @@
-"""Inlining, constant specialization and constant folding (compiler/optimize/inliner.py,
+"""Inlining, constant specialization and constant folding (compiler/optimize/inline_source.py,
 compiler/tir/constants.py): the cost rule's decisions, the names and arguments of inlined
 bodies, and folding against the reference evaluator.  That inlined programs run exactly like
 the evaluator is the corpus's job (tests/programs/valid/inlining.tri and every other
@@ -16,7 +16,7 @@ from compiler.builtins import BUILTINS
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
 from compiler.evaluate import BUILTIN_SEMANTICS, Failure
-from compiler.optimize.inliner import SMALL, inline_calls
+from compiler.optimize.inline_source import SMALL, inline_calls
 from compiler.pipeline import compile_program
 from compiler.syntax import ast
 from compiler.tir import constants
