@@ -28,8 +28,8 @@ from search import run_cases  # benchmarks/search.py
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
+from compiler.driver import compile_program
 from compiler.neural.dataset import held_out
-from compiler.pipeline import compile_program
 from vm.tables import heights
 
 ROOT = Path(__file__).resolve().parent.parent

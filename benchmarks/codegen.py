@@ -19,8 +19,8 @@ from pathlib import Path
 from compiler import bench
 from compiler.check.checker import check
 from compiler.check.resolve import DEFAULT_LIBRARY, Resolver, load_project
+from compiler.driver import compile_program
 from compiler.optimize import checks, conjunctions, shuffles
-from compiler.pipeline import compile_program
 from compiler.syntax import parser
 
 ROOT = Path(__file__).resolve().parents[1]

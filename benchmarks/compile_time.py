@@ -38,7 +38,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from compiler.check.resolve import Resolver  # noqa: E402
-from compiler.pipeline import Options, check_source, compile_program  # noqa: E402
+from compiler.driver import compile_program  # noqa: E402
+from compiler.pipeline import Options, check_source  # noqa: E402
 from compiler.syntax import parser  # noqa: E402
 
 TRIDENT = Path("/work/.mirror/mastercyb+trident/repo")

@@ -27,7 +27,7 @@ def build_stdlib() -> dict:
     """Build every stdlib module at -O2 in this process: process time, TASM digest."""
     from compiler.check.checker import check
     from compiler.check.resolve import load_project
-    from compiler.pipeline import compile_program
+    from compiler.driver import compile_program
 
     checked = [check(load_project(path)) for path in STDLIB]
     start = time.process_time()

@@ -19,7 +19,7 @@ os.environ["TRI_CACHE"] = "off"  # the table, not the cache, is what is measured
 
 from compiler.check.checker import check  # noqa: E402
 from compiler.check.resolve import load_project  # noqa: E402
-from compiler.pipeline import compile_program, search_lowerer  # noqa: E402
+from compiler.driver import compile_program, search_lowerer  # noqa: E402
 from compiler.search.decisions import DecisionTable, freeze  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -56,9 +56,9 @@ from search import run_cases  # benchmarks/search.py
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
+from compiler.driver import compile_program
 from compiler.lower.classical import CLASSICAL
 from compiler.neural.dataset import split
-from compiler.pipeline import compile_program
 from compiler.search.dag import DagError, build_dag
 from compiler.search.guided import decode_greedy, guided_schedule, led_schedule
 from compiler.search.lowerer import SearchLowerer

@@ -25,9 +25,10 @@ import time
 
 from report import print_table  # benchmarks/report.py
 
+from compiler.driver import model_program
 from compiler.neural.dataset import load_dataset
 from compiler.neural.encoding import EncodingTooLarge
-from compiler.neural.language_model import VM_LEVEL, LanguageModel, program
+from compiler.neural.language_model import VM_LEVEL, LanguageModel
 from compiler.neural.model import SHIPPED
 from compiler.neural.weights import load_weights
 from compiler.search.dag import build_dag
@@ -113,7 +114,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--level", type=int, default=VM_LEVEL)
     parser.add_argument("--markdown", action="store_true")
     arguments = parser.parse_args(argv)
-    compiled = program(arguments.level)
+    compiled = model_program(arguments.level)
     model = LanguageModel(load_weights(SHIPPED).tensors, arguments.engine, compiled=compiled)
     dags = sample_dags(arguments.blocks)
     began = time.perf_counter()

@@ -39,7 +39,7 @@ from report import print_table  # benchmarks/report.py
 from compiler.bench import bench
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
-from compiler.pipeline import compile_program
+from compiler.driver import compile_program
 from compiler.search.lowerer import Funnel
 from compiler.tir.printer import print_program
 from vm import interp

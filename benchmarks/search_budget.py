@@ -37,7 +37,7 @@ os.environ["TRI_CACHE"] = "off"  # every build searches: the budget is what is m
 
 from compiler.check.checker import check  # noqa: E402
 from compiler.check.resolve import load_project  # noqa: E402
-from compiler.pipeline import compile_program, search_lowerer  # noqa: E402
+from compiler.driver import compile_program, search_lowerer  # noqa: E402
 from compiler.search.budget import BudgetPlan  # noqa: E402
 from compiler.search.decisions import DecisionTable, freeze  # noqa: E402
 

@@ -34,11 +34,12 @@ def measure(engine: str, blocks: int) -> dict:
     importlib.import_module("tri")  # makes compiler and vm importable
     from optimizer_inference import sample_dags
 
-    from compiler.neural.language_model import VM_LEVEL, LanguageModel, program
+    from compiler.driver import model_program
+    from compiler.neural.language_model import VM_LEVEL, LanguageModel
     from compiler.neural.model import SHIPPED
     from compiler.neural.weights import load_weights
 
-    compiled = program(VM_LEVEL)
+    compiled = model_program(VM_LEVEL)
     model = LanguageModel(load_weights(SHIPPED).tensors, engine, compiled=compiled)
     dags = sample_dags(blocks + 1)
     began = time.perf_counter()
@@ -71,15 +72,15 @@ def build(engine: str) -> dict:
 
     from compiler.check.checker import check
     from compiler.check.resolve import load_project
-    from compiler.neural.language_model import vm_policy
+    from compiler.driver import compile_program, model_program
+    from compiler.neural.language_model import VM_LEVEL, vm_policy
     from compiler.neural.model import SHIPPED, load_policy
-    from compiler.pipeline import compile_program
     from compiler.search.lowerer import SearchLowerer
 
     root = Path(__file__).resolve().parent.parent
     began = time.perf_counter()
     shipped = load_policy(str(SHIPPED))
-    policy = vm_policy(shipped.parameters, shipped.identity, engine)
+    policy = vm_policy(shipped.parameters, shipped.identity, model_program(VM_LEVEL), engine)
     checked = check(load_project(root / BUILT))
     compiled = compile_program(checked, 3, lowerer=SearchLowerer(policy=policy))
     digest = hashlib.sha256(compiled.text.encode()).hexdigest()

@@ -39,7 +39,7 @@ from test_wasm import assert_same_run  # noqa: E402
 
 from compiler.check.checker import check  # noqa: E402
 from compiler.check.resolve import load_project  # noqa: E402
-from compiler.pipeline import compile_program  # noqa: E402
+from compiler.driver import compile_program  # noqa: E402
 from tri.ask.program import program_text  # noqa: E402
 from tri.ask.rules import normalize  # noqa: E402
 from vm import interp, jit  # noqa: E402

@@ -38,8 +38,8 @@ from compiler.check.resolve import Resolver, load_project
 from compiler.check.symbols import mangle
 from compiler.check.types import width
 from compiler.diagnostics import CompileError, render_files
+from compiler.driver import compile_program
 from compiler.levels import DEFAULT_LEVEL
-from compiler.pipeline import compile_program
 from vm import interp, tables, tasm
 
 SUFFIX = ".baseline.tasm"

@@ -5,7 +5,7 @@ Input: the model's weights (a weight file; the shipped one by default), a stage 
 the check blocks (corpus blocks the model takes).  Output: one `Stage` per stage and the
 stage at which the identity stopped changing (`Iteration`).
 
-* **Stage 0** is std.nn.optimizer's program (compiler.neural.language_model.program)
+* **Stage 0** is std.nn.optimizer's program (compiler.driver.model_program)
   compiled at `-O2`, where no model runs.  **Stage k + 1** is the same source compiled at
   `-O3` with stage k's program running on the JIT as the model
   (compiler.neural.language_model.LanguagePolicy).
@@ -39,6 +39,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from compiler.driver import compile_program
 from compiler.neural.identity import compiler_identity, program_digest, rules_hash
 from compiler.neural.language_model import (
     VM_LEVEL,
@@ -47,7 +48,6 @@ from compiler.neural.language_model import (
     source_program,
 )
 from compiler.neural.weights import load_weights
-from compiler.pipeline import compile_program
 from compiler.search.lowerer import SearchLowerer
 from compiler.search.moves import PolicyDeclined, legal_moves, start
 from selfhost.retrain import Retrainer, Retraining

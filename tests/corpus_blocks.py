@@ -13,9 +13,9 @@ from pathlib import Path
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
+from compiler.driver import compile_program
 from compiler.levels import CLASSICAL_LEVELS
 from compiler.lower.asm import CONTROL, Label
-from compiler.pipeline import compile_program
 from vm.isa import instruction_set
 from vm.tasm import Op
 

@@ -23,8 +23,8 @@ from corpus import PROGRAMS, corpus, expectations
 from compiler.check.checker import check
 from compiler.check.resolve import DEFAULT_LIBRARY, load_project
 from compiler.check.types import ArrayType, Primitive, StructType, TupleType, width
+from compiler.driver import compile_program
 from compiler.evaluate import call_function
-from compiler.pipeline import compile_program
 from compiler.tir.effects import check_program
 from compiler.tir.stack import SCRATCH_BASE, SPILL_BASE
 from vm import interp, tasm

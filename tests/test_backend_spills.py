@@ -17,7 +17,7 @@ from test_backend_differential import compare_program, inputs_for
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
-from compiler.pipeline import compile_program
+from compiler.driver import compile_program
 from compiler.tir.builder import reachable
 from compiler.tir.effects import check_program
 from compiler.tir.stack import SPILL_BASE

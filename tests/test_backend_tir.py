@@ -13,11 +13,12 @@ from compiler.builtins import BUILTINS
 from compiler.check.checker import check
 from compiler.check.resolve import DEFAULT_LIBRARY, load_project
 from compiler.check.symbols import mangle
+from compiler.driver import compile_program
 from compiler.levels import LEVELS
 from compiler.lower.asm import Instr
 from compiler.lower.blocks import block_program, contract, make_block
 from compiler.lower.classical import CLASSICAL
-from compiler.pipeline import STEPS, Options, check_source, compile_program
+from compiler.pipeline import STEPS, Options, check_source
 from compiler.tir.effects import EffectError, body_effect, check_program
 from compiler.tir.ops import (
     EXTRA_OPS,

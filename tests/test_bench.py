@@ -15,7 +15,7 @@ import pytest
 from compiler import bench, bench_cases
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
-from compiler.pipeline import compile_program
+from compiler.driver import compile_program
 from tri.cli import main
 from vm import tasm
 

@@ -32,9 +32,9 @@ from corpus import corpus
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
+from compiler.driver import compile_program
 from compiler.lower.asm import Instr
 from compiler.lower.blocks import block_program
-from compiler.pipeline import compile_program
 from compiler.verify import concrete
 from vm import tables, tip5
 from vm.attribution import program_blocks

@@ -23,13 +23,14 @@ from test_backend_differential import MAX_STEPS, PROGRAM_PATHS, compiled, run_vm
 
 from compiler.check.checker import check
 from compiler.check.resolve import DEFAULT_LIBRARY, load_project
+from compiler.driver import compile_program
 from compiler.levels import CLASSICAL_LEVELS
 from compiler.lower.asm import Instr
 from compiler.lower.blocks import BELOW_MAIN, contract, is_straight
 from compiler.lower.classical import CLASSICAL
 from compiler.optimize.inline_tir import inline_small
 from compiler.optimize.passes import optimize_ops
-from compiler.pipeline import BACK_END, Options, compile_program, run_steps
+from compiler.pipeline import BACK_END, Options, run_steps
 from compiler.tir.ops import (
     Call,
     Comment,

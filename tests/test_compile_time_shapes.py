@@ -17,8 +17,9 @@ from pathlib import Path
 
 import pytest
 
+from compiler.driver import compile_program
 from compiler.evaluate import evaluate
-from compiler.pipeline import check_source, compile_program
+from compiler.pipeline import check_source
 from compiler.tir.builder import FunctionBuilder
 from vm import interp
 

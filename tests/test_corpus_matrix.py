@@ -17,9 +17,9 @@ from corpus import corpus, expectations
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
+from compiler.driver import compile_program
 from compiler.evaluate import evaluate
 from compiler.failures import language_kind
-from compiler.pipeline import compile_program
 from compiler.sourcemap import origin_at
 from vm import interp, jit
 from vm.wasm.runtime import execute_wasm

@@ -15,8 +15,8 @@ from program_generator import SMALL, generate
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
+from compiler.driver import compile_program
 from compiler.lower.asm import Instr
-from compiler.pipeline import compile_program
 from vm import interp, jit, tasm
 from vm.attribution import ATTRIBUTED, attribute, combine, program_blocks
 from vm.cost import StaticCost, attestation_rows, program_height, static_cost

@@ -18,9 +18,9 @@ from test_backend_differential import compare_program
 
 from compiler.check.checker import check
 from compiler.check.resolve import DEFAULT_LIBRARY, load_project
+from compiler.driver import compile_program
 from compiler.optimize import conjunctions
 from compiler.optimize.conjunctions import conjoin
-from compiler.pipeline import compile_program
 from compiler.verify import check_equivalent
 from vm.field import P
 from vm.isa import BY_NAME

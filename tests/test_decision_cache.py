@@ -13,8 +13,8 @@ from test_backend_differential import PROGRAM_PATHS
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
+from compiler.driver import compile_program
 from compiler.lower.blocks import contract
-from compiler.pipeline import compile_program
 from compiler.search import cache as decision_cache
 from compiler.search.cache import DecisionCache, cache_directory, decision_key
 from compiler.search.lowerer import SearchLowerer

@@ -13,8 +13,8 @@ from hypothesis import strategies as st
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
+from compiler.driver import compile_program
 from compiler.evaluate import evaluate
-from compiler.pipeline import compile_program
 from vm import interp
 from vm.field import P
 from vm.tasm import parse

@@ -18,8 +18,8 @@ from doc_blocks import fenced
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
+from compiler.driver import compile_program
 from compiler.evaluate import evaluate
-from compiler.pipeline import compile_program
 from tri.cli import build_parser, main
 from vm import interp, tables
 

@@ -20,7 +20,7 @@ from test_backend_differential import compare_program
 from compiler.check.checker import check
 from compiler.check.resolve import DEFAULT_LIBRARY, load_project
 from compiler.diagnostics import CompileError
-from compiler.pipeline import compile_program
+from compiler.driver import compile_program
 from compiler.tir import aliases
 from compiler.tir.stack import CompileLimit
 from vm.field import P

@@ -15,9 +15,9 @@ from test_backend_differential import compare_program, inputs_for
 from compiler.builtins import BUILTINS
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
+from compiler.driver import compile_program
 from compiler.evaluate import BUILTIN_SEMANTICS, Failure
 from compiler.optimize.inline_source import SMALL, inline_calls
-from compiler.pipeline import compile_program
 from compiler.syntax import ast
 from compiler.tir import constants
 from compiler.tir.walk import inlined_calls, statement_expressions, statements

@@ -18,8 +18,8 @@ from test_backend_fuzz import program_text
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
+from compiler.driver import compile_program
 from compiler.lower.asm import Instr
-from compiler.pipeline import compile_program
 from compiler.tir.ops import IfOnly, Loop, Op
 from compiler.tir.walk import lowered_size
 

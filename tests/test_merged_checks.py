@@ -18,9 +18,9 @@ from test_backend_differential import compare_program, inputs_for
 
 from compiler.check.checker import check
 from compiler.check.resolve import DEFAULT_LIBRARY, load_project
+from compiler.driver import compile_program
 from compiler.optimize import checks
 from compiler.optimize.checks import merge_checks
-from compiler.pipeline import compile_program
 from vm.field import P
 
 CORPUS = Path(__file__).parent / "programs" / "valid" / "merged_checks.tri"

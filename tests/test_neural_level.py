@@ -18,10 +18,10 @@ from test_backend_differential import PROGRAM_PATHS
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
+from compiler.driver import compile_program
 from compiler.neural.model import PARAMETERS, SHIPPED, initial_parameters, load_policy
 from compiler.neural.poseidon2 import hash_bytes
 from compiler.neural.weights import load_weights, save_weights
-from compiler.pipeline import compile_program
 
 SAMPLE = [path for path in PROGRAM_PATHS if path.stem in ("fib", "collatz", "binary_search")] or (
     PROGRAM_PATHS[:3]

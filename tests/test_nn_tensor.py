@@ -22,10 +22,10 @@ import pytest
 import vm.jit
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
+from compiler.driver import compile_program
 from compiler.neural import fixed, tensor
 from compiler.neural import tensor_numpy as tn
 from compiler.neural.fixed import ONE
-from compiler.pipeline import compile_program
 from vm import interp
 
 SCALAR_EDGES = [

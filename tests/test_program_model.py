@@ -15,6 +15,7 @@ from cli_helpers import tri
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
+from compiler.driver import compile_program
 from compiler.neural.dataset import load_dataset
 from compiler.neural.fitness import GreedyFitness, training_blocks, verified
 from compiler.neural.identity import compiler_identity, program_digest
@@ -29,7 +30,6 @@ from compiler.neural.program_model import (
     program_policy,
 )
 from compiler.neural.weights import WeightsError, load_weights, save_weights
-from compiler.pipeline import compile_program
 from compiler.search.dag import build_dag
 from compiler.search.guided import decode_greedy
 from compiler.search.moves import KINDS

@@ -17,7 +17,7 @@ from test_backend_differential import compare_program
 
 from compiler.check.checker import check
 from compiler.check.resolve import DEFAULT_LIBRARY, load_project
-from compiler.pipeline import compile_program
+from compiler.driver import compile_program
 from compiler.tir.loops import LoopBuilder
 from vm.field import P
 

@@ -10,7 +10,7 @@ import pytest
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
-from compiler.pipeline import compile_program
+from compiler.driver import compile_program
 from compiler.syntax import ast
 from compiler.tir import ranges
 from compiler.tir.ops import Facts, Op

@@ -9,7 +9,7 @@ from test_backend_cli import tri
 from compiler import report
 from compiler.check.checker import check
 from compiler.check.resolve import DEFAULT_LIBRARY, load_project
-from compiler.pipeline import compile_program
+from compiler.driver import compile_program
 
 VALID = Path(__file__).parent / "programs" / "valid"
 

@@ -19,14 +19,8 @@ from source_generator import generate
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
-from compiler.pipeline import (
-    BACK_END,
-    Options,
-    choose_unrolled,
-    compile_program,
-    run_steps,
-    search_lowerer,
-)
+from compiler.driver import choose_unrolled, compile_program, search_lowerer
+from compiler.pipeline import BACK_END, Options, run_steps
 from compiler.search import budget
 from compiler.search.budget import BudgetPlan
 from vm import interp

@@ -33,8 +33,8 @@ from test_backend_differential import (
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
+from compiler.driver import compile_program
 from compiler.levels import LEVELS
-from compiler.pipeline import compile_program
 from compiler.search.objective import objective
 from vm.tables import heights
 

@@ -8,8 +8,9 @@ from pathlib import Path
 import pytest
 from cli_helpers import tri
 
+from compiler.driver import compile_program
 from compiler.levels import LEVELS
-from compiler.pipeline import Options, check_source, compile_program
+from compiler.pipeline import Options, check_source
 from compiler.sourcemap import origin_at
 from compiler.tir.ops import FAILS, instruction_effects
 

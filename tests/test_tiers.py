@@ -22,7 +22,7 @@ from test_jit import assert_same_run, private_cache  # noqa: F401 - the fixture 
 import vm.jit
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
-from compiler.pipeline import compile_program
+from compiler.driver import compile_program
 from tri.cli import main
 from vm import interp
 from vm.jit import tiers

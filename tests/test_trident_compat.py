@@ -16,8 +16,9 @@ from cli_helpers import tri
 from corpus import expectations
 
 from compiler.check.resolve import Resolver
+from compiler.driver import compile_program
 from compiler.evaluate import evaluate
-from compiler.pipeline import Options, check_source, compile_program
+from compiler.pipeline import Options, check_source
 from vm import interp
 
 ROOT = Path(__file__).parent / "trident_compat"

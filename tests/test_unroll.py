@@ -31,10 +31,11 @@ from test_backend_differential import (
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
+from compiler.driver import compile_program
 from compiler.lower import control
 from compiler.lower.classical import CLASSICAL
 from compiler.optimize.unroll import unrollable
-from compiler.pipeline import BACK_END, Options, compile_program, run_steps
+from compiler.pipeline import BACK_END, Options, run_steps
 from compiler.search.lowerer import SearchLowerer
 from compiler.search.objective import objective
 from vm import tasm
@@ -172,7 +173,7 @@ def test_the_cheapest_of_the_unrolled_programs_is_kept():
     # test of the block lowerer the searched one lost, 871 -> 876 cascade rows; the block
     # that did it is refused now, and the searched one wins on cycles.)
     from compiler.bench import DEBUG, bench_profile
-    from compiler.pipeline import choose_unrolled
+    from compiler.driver import choose_unrolled
 
     checked = check(load_project(ROOT / "stdlib/crypto/merkle.tri"), DEBUG)
     profile = bench_profile(checked, "std.crypto.merkle", 1)

@@ -10,7 +10,7 @@ from test_backend_differential import compare_program
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
-from compiler.pipeline import compile_program
+from compiler.driver import compile_program
 from compiler.tir.ops import Facts, Op
 
 UPDATES = Path(__file__).parent / "programs" / "valid" / "updates.tri"

@@ -27,10 +27,10 @@ from corpus_blocks import SOURCES
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
+from compiler.driver import compile_program
 from compiler.lower.asm import Instr
 from compiler.lower.blocks import block_program
 from compiler.lower.classical import CLASSICAL
-from compiler.pipeline import compile_program
 from compiler.verify import check_equivalent, concrete
 
 WINDOW = 15

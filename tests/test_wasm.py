@@ -23,7 +23,7 @@ from source_generator import generate as generate_source  # noqa: E402
 
 from compiler.check.checker import check  # noqa: E402
 from compiler.check.resolve import load_project  # noqa: E402
-from compiler.pipeline import compile_program  # noqa: E402
+from compiler.driver import compile_program  # noqa: E402
 from vm import interp, xfield  # noqa: E402
 from vm.field import P  # noqa: E402
 from vm.isa import BY_NAME  # noqa: E402

@@ -117,6 +117,15 @@ def test_the_installed_tri_runs_a_program_tests_and_benches_from_anywhere(instal
         tmp_path,
     ).stdout.split()
     assert all(str(bin_directory.parent) in path for path in where), where
+    same = _run(
+        [
+            bin_directory / "python",
+            "-c",
+            "import tri.compiler.pipeline as a, compiler.pipeline as b; print(a is b)",
+        ],
+        tmp_path,
+    ).stdout
+    assert same == "True\n"  # one module under both names, not two copies
     program = tmp_path / "double.tri"
     program.write_text(
         "program double\n\nuse vm.io.io\n\nfn main() {\n    io.write(io.read() * 2)\n}\n"

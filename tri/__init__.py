@@ -8,11 +8,18 @@ nothing but `tri` is installed at the top level of site-packages.  Either way th
 imports them as `compiler` and `vm`: importing `tri` adds a finder that loads those names
 from ROOT, the folder that holds them -- the repository in a checkout, this package's
 folder when installed -- ahead of any other package of the same name.
+
+The same finder makes `tri.compiler`, `tri.vm` and `tri.selfhost` (and their submodules)
+other names for those modules, in a checkout as in a wheel: `import tri.compiler.pipeline`
+gives the very module `import compiler.pipeline` gives, never a second copy with its own
+tables and caches.
 """
 
+import importlib
 import os
 import sys
-from importlib.machinery import PathFinder
+from importlib.abc import Loader
+from importlib.machinery import ModuleSpec, PathFinder
 
 __version__ = "0.1.0"
 
@@ -22,12 +29,38 @@ ROOT = _HERE if os.path.isdir(os.path.join(_HERE, "compiler")) else os.path.dirn
 FOLDERS = ("compiler", "vm", "selfhost")  # the packages beside (or inside) tri
 
 
+class _Alias(Loader):
+    """Loads `tri.X...` as the module `X...` already is (importing it if need be)."""
+
+    def __init__(self, target: str):
+        self.target = target
+
+    def create_module(self, spec):
+        return importlib.import_module(self.target)
+
+    def exec_module(self, module):
+        # the import system has stamped the alias's spec on the shared module: give it back
+        module.__spec__ = sys.modules[self.target].__spec__ = _original_specs[self.target]
+
+
+_original_specs: dict = {}
+
+
 class _Folders:
-    """A meta path finder: `compiler`, `vm` and `selfhost` from ROOT."""
+    """A meta path finder: `compiler`, `vm` and `selfhost` from ROOT, and `tri.compiler`,
+    `tri.vm` and `tri.selfhost` as other names for them."""
 
     @staticmethod
     def find_spec(name, path=None, target=None):
-        return PathFinder.find_spec(name, [ROOT]) if name in FOLDERS else None
+        if name in FOLDERS:
+            return PathFinder.find_spec(name, [ROOT])
+        head, _, rest = name.partition(".")
+        if head == "tri" and rest.split(".")[0] in FOLDERS:
+            module = importlib.import_module(rest)
+            _original_specs[rest] = module.__spec__
+            is_package = hasattr(module, "__path__")
+            return ModuleSpec(name, _Alias(rest), is_package=is_package)
+        return None
 
 
 if not any(isinstance(finder, _Folders) for finder in sys.meta_path):

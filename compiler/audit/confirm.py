@@ -23,7 +23,7 @@ STEP_LIMIT = 1 << 22  # cycles: a counterexample's run is short
 
 
 def _run(checked, key: str, words: list[int], public, secret, ram):
-    from compiler.pipeline import compile_program
+    from compiler.driver import compile_program
 
     compiled = compile_program(dataclasses.replace(checked, entry=key), 0)
     pushes = "".join(f"push {word}\n" for word in words)

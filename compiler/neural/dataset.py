@@ -40,7 +40,7 @@ from pathlib import Path
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
 from compiler.optimize.engine import rewrite
-from compiler.pipeline import compile_program
+from compiler.pipeline import Options, build
 from compiler.search.budget import BlockRecorder
 from compiler.search.dag import DagError, build_dag
 from compiler.search.lowerer import SearchLowerer, o2_rules
@@ -82,7 +82,7 @@ def module_blocks(module: str) -> list[tuple[list, list, tuple]]:
 def program_blocks(checked) -> list[tuple[list, list, tuple]]:
     """`module_blocks` of a checked program (tri selfhost: std.nn.optimizer's own)."""
     recorder = BlockRecorder()
-    compile_program(checked, 1, lowerer=recorder)
+    build(checked, Options(1, recorder))
     found = []
     for block in recorder.blocks:
         baseline = SearchLowerer.baseline(block)

@@ -33,6 +33,7 @@ import numpy as np
 
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
+from compiler.levels import CLASSICAL_LEVELS
 from compiler.neural import fixed_numpy as fx
 from compiler.neural.encoding import Encoding, encode
 from compiler.neural.language_layout import MAX_TOKENS, REGIONS, TENSOR, TENSORS
@@ -44,7 +45,7 @@ from compiler.neural.model import (
     move_token,
     state_tokens,
 )
-from compiler.pipeline import compile_program
+from compiler.pipeline import Options, build
 from compiler.search.dag import Dag
 from compiler.search.moves import KINDS, Move, State
 from compiler.search.schedule import Problem
@@ -88,8 +89,12 @@ class LanguageModelError(RuntimeError):
 
 @cache
 def program(level: int = LEVEL) -> Program:
-    """std.nn.optimizer's program, compiled once per level."""
-    return compile_program(source_program(), level).program
+    """std.nn.optimizer's program built by the pipeline alone, at a level that lowers every
+    block classically (at a searching level it is the driver's to build:
+    compiler.driver.model_program)."""
+    if level not in CLASSICAL_LEVELS:
+        raise ValueError(f"-O{level} searches: compiler.driver.model_program builds it")
+    return build(source_program(), Options(level)).program
 
 
 @cache
@@ -255,12 +260,14 @@ assert TENSOR.keys() >= set(STATE_TENSORS)
 VM_LEVEL = 2  # the level `-O3 --engine vm` and `tri selfhost --identity` compile it at
 
 
-def vm_policy(parameters, weights_identity: str, engine: str = "auto") -> LanguagePolicy:
-    """`-O3 --engine vm`'s model: std.nn.optimizer compiled at `VM_LEVEL`, run on `engine`;
-    its identity is the compiler's (compiler.neural.identity: the program's digest, the
-    weights' identity, the rule database's hash)."""
+def vm_policy(
+    parameters, weights_identity: str, compiled: Program, engine: str = "auto"
+) -> LanguagePolicy:
+    """`-O3 --engine vm`'s model: std.nn.optimizer's program `compiled` (by the driver, at
+    `VM_LEVEL`: compiler.driver.model_program), run on `engine`; its identity is the
+    compiler's (compiler.neural.identity: the program's digest, the weights' identity, the
+    rule database's hash)."""
     from compiler.neural.identity import compiler_identity, program_digest
 
-    compiled = program(VM_LEVEL)
     identity = compiler_identity(program_digest(compiled), weights_identity)
     return LanguagePolicy(parameters, identity, engine, compiled=compiled)

@@ -86,7 +86,7 @@ class ModelProgram:
 def load_model_program(path, engine: str = "jit") -> ModelProgram:
     """The model program at `path`, checked, compiled and asked for its parameter count."""
     from compiler.diagnostics import CompileError, render_files
-    from compiler.pipeline import check_source, compile_program
+    from compiler.pipeline import Options, build, check_source
 
     source = Path(path)
     if not source.is_file():
@@ -103,7 +103,7 @@ def load_model_program(path, engine: str = "jit") -> ModelProgram:
     if checked.entry is None:
         raise ProgramModelError(f"{path}: a module, not a program (a model program has main)")
     try:
-        program = compile_program(checked, LEVEL).program
+        program = build(checked, Options(LEVEL)).program
     except CompileError as failure:
         raise ProgramModelError(render_files(failure.diagnostics)) from None
     words = _run(ENGINES[engine], program, [PARAMETERS_MODE], {}, f"{path}: parameters mode")

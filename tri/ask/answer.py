@@ -110,7 +110,7 @@ def run_program(text: str) -> tuple[int, str, dict, dict, str | None]:
     must write the same word)."""
     from compiler.check.checker import check
     from compiler.check.resolve import load_project
-    from compiler.pipeline import compile_program
+    from compiler.driver import compile_program
     from tri import api
     from vm.tables import heights
 

@@ -92,7 +92,7 @@ def compile_source(path_text: str, arguments, level: int = DEFAULT_LEVEL, isa="r
     if is_tasm(path_text):
         raise UsageError(f"error: {path_text} is TASM already; this command compiles Trident")
     from compiler.diagnostics import CompileError
-    from compiler.pipeline import compile_program
+    from compiler.driver import compile_program
 
     model, weights = getattr(arguments, "model", None), getattr(arguments, "weights", None)
     model_errors = ()  # what a model program or its weight file raises (loaded on use)
@@ -123,7 +123,7 @@ def compile_source(path_text: str, arguments, level: int = DEFAULT_LEVEL, isa="r
     try:
         lowerer = None
         if table is not None or plan is not None:
-            from compiler.pipeline import search_lowerer
+            from compiler.driver import search_lowerer
 
             lowerer = search_lowerer(level, weights, engine, model, table=table, plan=plan)
         compiled = compile_program(
@@ -171,11 +171,12 @@ def note_model_compile() -> None:
 
     if not vm.jit.available():
         return
-    from compiler.neural.language_model import VM_LEVEL, program
+    from compiler.driver import model_program
+    from compiler.neural.language_model import VM_LEVEL
     from vm.jit.compiler import is_cached
     from vm.jit.runtime import program_key
 
-    if not is_cached(program_key(program(VM_LEVEL))):
+    if not is_cached(program_key(model_program(VM_LEVEL))):
         print(
             "note: compiling std.nn.optimizer for the JIT: about 25 s, once per machine",
             file=sys.stderr,

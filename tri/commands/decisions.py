@@ -140,7 +140,7 @@ def show(table, arguments) -> int:
 
 
 def freeze(table, arguments) -> int:
-    from compiler.pipeline import search_lowerer
+    from compiler.driver import search_lowerer
     from compiler.search.decisions import STABILITY
     from compiler.search.decisions import freeze as freeze_table
 
@@ -164,7 +164,7 @@ def freeze(table, arguments) -> int:
 
 
 def check(table, arguments) -> int:
-    from compiler.pipeline import search_lowerer
+    from compiler.driver import search_lowerer
     from compiler.search.decisions import check as check_table
 
     try:

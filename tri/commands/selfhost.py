@@ -116,10 +116,11 @@ def command_selfhost(arguments) -> int:
 
 
 def _identity(weights: str | None) -> str:
-    from compiler.neural.language_model import VM_LEVEL, program
+    from compiler.driver import model_program
+    from compiler.neural.language_model import VM_LEVEL
     from selfhost.stages import identity_of, load_model_weights
 
-    return identity_of(program(VM_LEVEL), load_model_weights(weights).identity)
+    return identity_of(model_program(VM_LEVEL), load_model_weights(weights).identity)
 
 
 def _row(stage, retrained: bool) -> list[str]:

@@ -102,7 +102,7 @@ def register(commands) -> None:
 
 def _compiled(checked, key: str, level: int):
     from compiler.diagnostics import CompileError
-    from compiler.pipeline import compile_program
+    from compiler.driver import compile_program
 
     try:
         return compile_program(dataclasses.replace(checked, entry=key), level).program
