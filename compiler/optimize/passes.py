@@ -21,21 +21,21 @@ from compiler.optimize.shuffles import shorten
 from compiler.tir.ops import Facts, IfElse, IfOnly, Loop, Op, Program, ProofBlock
 
 
-def optimize_tir(program: Program, rules=TIR_RULES) -> Program:
+def optimize_tir(program: Program) -> Program:
     """Inline tiny functions, then apply the TIR rules and shorten runs of moves
     (compiler.optimize.shuffles)."""
     program = inline_small(program)
     functions = []
     for f in program.functions:
         shortened: list = []  # (section, text) notes: compiler.report's "moves shortened"
-        body = optimize_ops(f.body, rules, shortened)
+        body = optimize_ops(f.body, shortened)
         functions.append(replace(f, body=body, notes=f.notes + tuple(shortened)))
     return Program(functions, program.entry, program.name, program.roots)
 
 
-def optimize_ops(ops, rules=TIR_RULES, notes: list | None = None) -> list:
-    """The TIR rules over each straight-line run of `ops`, then (with TIR_RULES) its runs
-    of moves shortened, each noted in `notes` when given."""
+def optimize_ops(ops, notes: list | None = None) -> list:
+    """The TIR rules over each straight-line run of `ops`, then its runs of moves
+    shortened, each noted in `notes` when given."""
     result: list = []
     run: list = []
 
@@ -44,13 +44,12 @@ def optimize_ops(ops, rules=TIR_RULES, notes: list | None = None) -> list:
             # the engine never sees annotations; those at the run's ends stay there (a
             # sound rewrite keeps what they say true), any other is dropped
             ops = [op for op in run if not isinstance(op, Facts)]
-            rewritten, _ = rewrite([Item(op.name, op.arg, op.origin) for op in ops], rules)
-            if rules is TIR_RULES:
-                first = run[0] if isinstance(run[0], Facts) else None
-                last = run[-1] if len(run) > 1 and isinstance(run[-1], Facts) else None
-                height = first.height if first is not None else 0
-                garbage = last.garbage if last is not None else ()
-                rewritten = shorten(rewritten, height, garbage, notes)
+            rewritten, _ = rewrite([Item(op.name, op.arg, op.origin) for op in ops], TIR_RULES)
+            first = run[0] if isinstance(run[0], Facts) else None
+            last = run[-1] if len(run) > 1 and isinstance(run[-1], Facts) else None
+            height = first.height if first is not None else 0
+            garbage = last.garbage if last is not None else ()
+            rewritten = shorten(rewritten, height, garbage, notes)
             result.extend(run[:1] if isinstance(run[0], Facts) else [])
             result.extend(Op(pair[0], pair[1], origin_of(pair)) for pair in rewritten)
             result.extend(run[-1:] if len(run) > 1 and isinstance(run[-1], Facts) else [])
@@ -64,58 +63,54 @@ def optimize_ops(ops, rules=TIR_RULES, notes: list | None = None) -> list:
         match op:
             case IfElse():
                 op = IfElse(
-                    tuple(optimize_ops(op.then, rules, notes)),
-                    tuple(optimize_ops(op.otherwise, rules, notes)),
+                    tuple(optimize_ops(op.then, notes)),
+                    tuple(optimize_ops(op.otherwise, notes)),
                 )
             case IfOnly():
-                op = IfOnly(tuple(optimize_ops(op.then, rules, notes)))
+                op = IfOnly(tuple(optimize_ops(op.then, notes)))
             case Loop():
-                op = replace(op, body=tuple(optimize_ops(op.body, rules, notes)))
+                op = replace(op, body=tuple(optimize_ops(op.body, notes)))
             case ProofBlock():
-                op = ProofBlock(tuple(optimize_ops(op.body, rules, notes)))
+                op = ProofBlock(tuple(optimize_ops(op.body, notes)))
         result.append(op)
     flush()
     return result
 
 
-def optimize_tasm(program: AsmProgram, rules=TASM_RULES) -> AsmProgram:
+def optimize_tasm(program: AsmProgram) -> AsmProgram:
     """Apply the TASM rules to each function, merge `as_u32` checks into the instructions
     that check the same value (compiler.optimize.checks) and lay out selects."""
     functions = []
     for f in program.functions:
         merged: list = []  # (section, text) notes: compiler.report's "checks dropped"
-        items = optimize_items(f.items, rules, merged)
+        items = optimize_items(f.items, merged)
         functions.append(AsmFunction(f.label, items, f.notes + tuple(merged)))
     return AsmProgram(functions, program.entry, program.name)
 
 
-def optimize_items(items, rules=TASM_RULES, notes: list | None = None) -> list:
-    """The rules over each straight-line run of `items`; with TASM_RULES also merged checks
-    and counted conjunctions (each noted in `notes` when given) and selects, and where a
+def optimize_items(items, notes: list | None = None) -> list:
+    """`rewrite_run` over each straight-line run of `items` (the rules, merged checks and
+    counted conjunctions, each noted in `notes` when given), then the selects, and where a
     select joined runs (`eq skiz addi 1` -> `eq add`), the runs through all that again."""
-    result = _runs(items, rules, notes)
-    if rules is not TASM_RULES:
-        return result
+    result = _runs(items, notes)
     selected = _selects(result)
     if selected != result:
-        selected = _selects(_runs(selected, rules, notes))
+        selected = _selects(_runs(selected, notes))
     return selected
 
 
-def _runs(items, rules, notes: list | None) -> list:
-    """The rules (with TASM_RULES: `rewrite_run`) over each straight-line run of `items`."""
+def _runs(items, notes: list | None) -> list:
+    """`rewrite_run` over each straight-line run of `items`, and the skiz rules at the end
+    of a run that a `skiz` follows."""
     result: list = []
     run: list = []
 
     def flush(before_skiz: bool = False):
         if run:
             items = [Item(i.name, i.arg, i.origin) for i in run]
-            if rules is TASM_RULES:
-                rewritten = rewrite_run(items, notes)
-            else:
-                rewritten, _ = rewrite(items, rules)
+            rewritten = rewrite_run(items, notes)
             if before_skiz:
-                rewritten = _before_skiz(rewritten, rules)
+                rewritten = _before_skiz(rewritten)
             result.extend(Instr(pair[0], pair[1], origin_of(pair)) for pair in rewritten)
             run.clear()
 
@@ -172,7 +167,7 @@ def _is(item, name: str) -> bool:
     return isinstance(item, Instr) and item.name == name
 
 
-def _before_skiz(items: list, rules) -> list:
+def _before_skiz(items: list) -> list:
     """Apply SKIZ_RULES to the end of a run that a `skiz` follows."""
     changed = True
     while changed:
@@ -183,6 +178,6 @@ def _before_skiz(items: list, rules) -> list:
                 bindings = match(rule, items, len(items) - length)
                 matched = items[len(items) - length :]
                 items = items[: len(items) - length] + inherit(replacement(rule, bindings), matched)
-                items, _ = rewrite(items, rules)
+                items, _ = rewrite(items, TASM_RULES)
                 changed = True
     return items
