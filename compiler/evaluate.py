@@ -27,6 +27,7 @@ from compiler.builtins import BUILTINS
 from compiler.check.bodies import ConstRef
 from compiler.check.checker import Checked, FunctionInstance
 from compiler.check.types import XFIELD, StructType, TupleType, width
+from compiler.failure_kinds import Kind
 from compiler.failures import RunFailure
 from compiler.semantics import BUILTIN_SEMANTICS, Failure, u32_operand
 from compiler.sourcemap import origin_of
@@ -87,7 +88,7 @@ class _State:
         self.steps += steps
         if self.steps > self.max_steps:
             raise Failure(
-                "StepLimitExceeded", f"the evaluation took more than {self.max_steps} steps"
+                Kind.STEP_LIMIT_EXCEEDED, f"the evaluation took more than {self.max_steps} steps"
             )
 
 
@@ -371,7 +372,7 @@ class _FunctionCompiler:
             iterations = max(0, end(frame)[0] - first)
             if bound is not None and iterations > bound:
                 failure = Failure(
-                    "BoundExceeded",
+                    Kind.BOUND_EXCEEDED,
                     f"the loop runs {iterations} times, more than its bound {bound}",
                 )
                 failure.locate(origin_of(instance, statement))
@@ -508,7 +509,7 @@ class _FunctionCompiler:
             at = position(frame)[0]
             if at >= array.length:
                 message = f"index {at} is out of bounds for {array}"
-                failure = Failure("IndexOutOfBounds", message, (at,))
+                failure = Failure(Kind.INDEX_OUT_OF_BOUNDS, message, (at,))
                 failure.locate(origin_of(instance, expr))
                 raise failure
             return words[at * size : (at + 1) * size]
@@ -518,7 +519,7 @@ class _FunctionCompiler:
 
 def _divide(a: int, b: int) -> tuple:
     if b == 0:
-        raise Failure("DivisionByZero", "division by zero")
+        raise Failure(Kind.DIVISION_BY_ZERO, "division by zero")
     return (a // b, a % b)
 
 

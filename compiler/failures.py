@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
+from compiler.failure_kinds import Kind
 from compiler.sourcemap import Origin, construct_start, origin_at
 
 U32_LIMIT = 1 << 32
@@ -90,9 +91,9 @@ def first_in_source(failure: RunFailure, reference: RunFailure | None) -> RunFai
 # gives it (the reference evaluator's): a bounded loop checks its count and an index its range
 # with `lt` and `assert`, and -O0 checks `as_u32` with `split` and `assert`.
 CHECKED_AS = {
-    "bounded": ("BoundExceeded", ("AssertionFailed", "FailedU32Conversion")),
-    "index": ("IndexOutOfBounds", ("AssertionFailed", "FailedU32Conversion")),
-    "as_u32": ("FailedU32Conversion", ("AssertionFailed",)),
+    "bounded": (Kind.BOUND_EXCEEDED, (Kind.ASSERTION_FAILED, Kind.FAILED_U32_CONVERSION)),
+    "index": (Kind.INDEX_OUT_OF_BOUNDS, (Kind.ASSERTION_FAILED, Kind.FAILED_U32_CONVERSION)),
+    "as_u32": (Kind.FAILED_U32_CONVERSION, (Kind.ASSERTION_FAILED,)),
 }
 
 
@@ -135,16 +136,16 @@ def _builtin_message(kind: str, origin: Origin, operands, fallback: str) -> str:
                     f"{first[word]} != {second[word]}"
                 )
             return f"{name} failed: the digests differ"
-        case ("as_u32", _) | (_, "FailedU32Conversion"):
+        case ("as_u32", _) | (_, Kind.FAILED_U32_CONVERSION):
             value = _not_u32(operands)
             if value is not None:
                 return f"{name}: {value} is not a u32"
             return f"{name}: the value is not a u32"
-        case _, "InverseOfZero":
+        case _, Kind.INVERSE_OF_ZERO:
             return f"{name}: 0 has no inverse"
-        case _, "LogarithmOfZero":
+        case _, Kind.LOGARITHM_OF_ZERO:
             return f"{name}: the logarithm of 0 is undefined"
-        case _, "SpongeNotInitialized":
+        case _, Kind.SPONGE_NOT_INITIALIZED:
             return f"{name} before sponge_init"
     return f"{name}: {fallback}"
 
@@ -153,29 +154,37 @@ def describe(kind: str, origin: Origin | None, operands, fallback: str) -> str:
     """The message for a failure of `kind` at `origin` with the construct's `operands`
     (its argument words, deepest first, or None if unknown); `fallback` is the message
     of the VM or evaluator, used when the construct says nothing more."""
-    if origin is None or kind == "StepLimitExceeded":
+    if origin is None or kind == Kind.STEP_LIMIT_EXCEEDED:
         return fallback
     match origin.construct:
-        case "bounded" if kind in ("AssertionFailed", "BoundExceeded", "FailedU32Conversion"):
+        case "bounded" if kind in (
+            Kind.ASSERTION_FAILED,
+            Kind.BOUND_EXCEEDED,
+            Kind.FAILED_U32_CONVERSION,
+        ):
             # a count of 2^32 or more fails the VM's u32 test of the count: more than any bound
             return f"bounded loop ran past {origin.name} iterations"
-        case "index" if kind in ("AssertionFailed", "IndexOutOfBounds", "FailedU32Conversion"):
+        case "index" if kind in (
+            Kind.ASSERTION_FAILED,
+            Kind.INDEX_OUT_OF_BOUNDS,
+            Kind.FAILED_U32_CONVERSION,
+        ):
             length = array_length(origin.name)
             if operands is not None and len(operands) == 1:
                 return f"index {operands[0]} is out of bounds for {origin.name} (length {length})"
             return f"index out of bounds for {origin.name} (length {length})"
-        case "contract" if kind == "AssertionFailed":
+        case "contract" if kind == Kind.ASSERTION_FAILED:
             return f"contract #[{origin.name}] does not hold"
-        case "match" if kind == "AssertionFailed":
+        case "match" if kind == Kind.ASSERTION_FAILED:
             return f"the value does not fit the pattern: {origin.name}"
         case "builtin":
             return _builtin_message(kind, origin, operands, fallback)
-        case "operator" if kind == "FailedU32Conversion":
+        case "operator" if kind == Kind.FAILED_U32_CONVERSION:
             value = _not_u32(operands)
             if value is not None:
                 return f"'{origin.name}': {value} is not a u32"
             return f"'{origin.name}': an operand is not a u32"
-        case "operator" if kind == "DivisionByZero":
+        case "operator" if kind == Kind.DIVISION_BY_ZERO:
             return f"'{origin.name}': division by zero"
     return fallback
 
@@ -211,11 +220,11 @@ def vm_failure(program, error, rerun: Rerun | None = None) -> RunFailure:
     `rerun`, when given, reads the failing construct's operands."""
     where = f"at ip {error.ip} ('{error.instruction}'), cycle {error.cycle}"
     origin = origin_at(program, error.ip)
-    if origin is None and error.kind == "StepLimitExceeded":
+    if origin is None and error.kind == Kind.STEP_LIMIT_EXCEEDED:
         origin = _running_construct(program, error)
     operands = None
     count = operand_count(origin)
-    if rerun is not None and error.kind != "StepLimitExceeded":
+    if rerun is not None and error.kind != Kind.STEP_LIMIT_EXCEEDED:
         if origin is not None and origin.construct == "index":
             operands = _index_operand(program, error, array_length(origin.name), rerun)
         elif count:
@@ -270,7 +279,7 @@ def _index_operand(program, error, length: int, rerun: Rerun):
         return None
     record = rerun(error.cycle - offset)
     stopped = record.error
-    if stopped is None or stopped.kind != "StepLimitExceeded":
+    if stopped is None or stopped.kind != Kind.STEP_LIMIT_EXCEEDED:
         return None
     if stopped.ip != program.addresses[at - offset] or len(record.stack) < 2:
         return None
@@ -287,7 +296,7 @@ def _operands(program, error, count: int, rerun: Rerun):
     record = rerun(cycles)
     start = program.addresses[program.op_index[error.ip] - back]
     stopped = record.error
-    if stopped is None or stopped.kind != "StepLimitExceeded" or stopped.ip != start:
+    if stopped is None or stopped.kind != Kind.STEP_LIMIT_EXCEEDED or stopped.ip != start:
         return None
     if back == 0 and count == 2 and error.instruction == "assert" and record.stack:
         # `assert.eq(x, 1)` whose `push 1 eq assert` the TIR peephole made `assert`

@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import deque
 
 from compiler.builtins import BUILTINS
+from compiler.failure_kinds import Kind
 from compiler.failures import describe
 from vm import tip5, xfield
 from vm.field import P
@@ -50,7 +51,7 @@ class Failure(Exception):
 
 def u32_operand(value: int, what: str) -> int:
     if value >= U32_LIMIT:
-        raise Failure("FailedU32Conversion", f"{what} {value} is not a u32 value", (value,))
+        raise Failure(Kind.FAILED_U32_CONVERSION, f"{what} {value} is not a u32 value", (value,))
     return value
 
 
@@ -65,7 +66,9 @@ def _take(queue: deque, count: int, kind: str, what: str) -> tuple:
 
 
 def _reader(count: int, secret: bool = False):
-    kind, what = ("EmptySecretInput", "divine") if secret else ("EmptyPublicInput", "read_io")
+    kind, what = (
+        (Kind.EMPTY_SECRET_INPUT, "divine") if secret else (Kind.EMPTY_PUBLIC_INPUT, "read_io")
+    )
     return lambda state: _take(state.secret if secret else state.public, count, kind, what)
 
 
@@ -76,31 +79,33 @@ def _write(state, *arguments) -> tuple:
 
 def _assert(state, condition) -> tuple:
     if condition[0] != 1:
-        raise Failure("AssertionFailed", "assertion failed")
+        raise Failure(Kind.ASSERTION_FAILED, "assertion failed")
     return ()
 
 
 def _assert_eq(state, a, b) -> tuple:
     if a != b:
-        raise Failure("AssertionFailed", f"assert_eq failed: {a[0]} != {b[0]}", (a[0], b[0]))
+        raise Failure(Kind.ASSERTION_FAILED, f"assert_eq failed: {a[0]} != {b[0]}", (a[0], b[0]))
     return ()
 
 
 def _assert_digest(state, a, b) -> tuple:
     if a != b:
-        raise Failure("VectorAssertionFailed", "assert_digest failed: the digests differ", a + b)
+        raise Failure(
+            Kind.VECTOR_ASSERTION_FAILED, "assert_digest failed: the digests differ", a + b
+        )
     return ()
 
 
 def _inverse(state, a) -> tuple:
     if a[0] == 0:
-        raise Failure("InverseOfZero", "inverse of 0")
+        raise Failure(Kind.INVERSE_OF_ZERO, "inverse of 0")
     return (pow(a[0], P - 2, P),)
 
 
 def _log2(state, a) -> tuple:
     if u32_operand(a[0], "log2 operand") == 0:
-        raise Failure("LogarithmOfZero", "log2 of 0")
+        raise Failure(Kind.LOGARITHM_OF_ZERO, "log2 of 0")
     return (a[0].bit_length() - 1,)
 
 
@@ -111,7 +116,7 @@ def _hash(state, *words) -> tuple:
 
 def _sponge(state, name: str) -> list[int]:
     if state.sponge is None:
-        raise Failure("SpongeNotInitialized", f"{name} before sponge_init")
+        raise Failure(Kind.SPONGE_NOT_INITIALIZED, f"{name} before sponge_init")
     return state.sponge
 
 
@@ -142,7 +147,7 @@ def _sponge_absorb_mem(state, pointer) -> tuple:
 def _merkle_step(state, index, *digest) -> tuple:
     node = u32_operand(index[0], "merkle_step node index")
     if not state.digests:
-        raise Failure("EmptySecretDigestInput", "merkle_step with no secret digest left")
+        raise Failure(Kind.EMPTY_SECRET_DIGEST_INPUT, "merkle_step with no secret digest left")
     sibling = list(state.digests.popleft())
     current = [word[0] for word in reversed(digest)]
     pair = current + sibling if node % 2 == 0 else sibling + current
@@ -167,7 +172,7 @@ def _ram_write(state, address, value) -> tuple:
 def _xinvert(state, value) -> tuple:
     element = (value[2], value[1], value[0])
     if element == xfield.ZERO:
-        raise Failure("InverseOfZero", "xinvert of 0")
+        raise Failure(Kind.INVERSE_OF_ZERO, "xinvert of 0")
     inverse = xfield.inverse(element)
     return (inverse[2], inverse[1], inverse[0])
 

@@ -28,6 +28,7 @@ from compiler.check.bodies import ConstRef
 from compiler.check.checker import Checked
 from compiler.check.types import XFIELD, StructType, width
 from compiler.evaluate import _parts  # a tuple value's elements, as the evaluator splits it
+from compiler.failure_kinds import Kind
 from compiler.sourcemap import Origin, origin_of
 from compiler.syntax import ast
 from vm import tip5
@@ -269,7 +270,7 @@ class Executor:
         if isinstance(first, int) and isinstance(end, int):
             iterations = max(0, end - first)
             if bound is not None and iterations > bound:
-                self.fail(activation, True, "BoundExceeded", statement)
+                self.fail(activation, True, Kind.BOUND_EXCEEDED, statement)
                 activation.live = False
                 return
             if iterations > UNROLL_LIMIT:
@@ -282,7 +283,7 @@ class Executor:
                 raise Unsupported("a loop whose end is not known and that has no bound")
             if bound > UNROLL_LIMIT:
                 raise Unsupported(f"a loop bound of {bound} (the audit unrolls {UNROLL_LIMIT})")
-            self.fail(activation, ("runs", first, bound, end), "BoundExceeded", statement)
+            self.fail(activation, ("runs", first, bound, end), Kind.BOUND_EXCEEDED, statement)
             conditions = [("runs", first, k, end) for k in range(bound)]
         activation.scopes.append({})
         for counter, condition in enumerate(conditions):
@@ -353,7 +354,7 @@ class Executor:
         return result
 
     def u32_operand(self, activation: _Activation, word, node):
-        self.fail(activation, t.negate(t.less(word, t.U32_LIMIT)), "FailedU32Conversion", node)
+        self.fail(activation, t.negate(t.less(word, t.U32_LIMIT)), Kind.FAILED_U32_CONVERSION, node)
         return word
 
     def binary(self, activation: _Activation, expr: ast.Binary) -> tuple:
@@ -378,7 +379,7 @@ class Executor:
             case "^":
                 return (t.u32_function("xor", a, b),)
             case "/%":
-                self.fail(activation, t.equal(b, 0), "DivisionByZero", expr)
+                self.fail(activation, t.equal(b, 0), Kind.DIVISION_BY_ZERO, expr)
                 return (t.u32_function("quotient", a, b), t.u32_function("remainder", a, b))
         raise Unsupported(f"the operator '{expr.operator}'")
 
@@ -389,11 +390,11 @@ class Executor:
         size = width(array.element)
         if isinstance(at, int):
             if at >= array.length:
-                self.fail(activation, True, "IndexOutOfBounds", expr)
+                self.fail(activation, True, Kind.INDEX_OUT_OF_BOUNDS, expr)
                 activation.live = False
                 return (0,) * size
             return words[at * size : (at + 1) * size]
-        self.fail(activation, t.negate(t.less(at, array.length)), "IndexOutOfBounds", expr)
+        self.fail(activation, t.negate(t.less(at, array.length)), Kind.INDEX_OUT_OF_BOUNDS, expr)
         value = words[(array.length - 1) * size :]
         for position in reversed(range(array.length - 1)):
             chosen = words[position * size : (position + 1) * size]
@@ -433,11 +434,11 @@ class Executor:
                 self.outputs.append((activation.live, written))
                 return ()
             case "assert":
-                self.fail(activation, t.negate(t.equal(words[0], 1)), "AssertionFailed", node)
+                self.fail(activation, t.negate(t.equal(words[0], 1)), Kind.ASSERTION_FAILED, node)
                 return ()
             case "assert_eq":
                 self.fail(
-                    activation, t.negate(t.equal(words[0], words[1])), "AssertionFailed", node
+                    activation, t.negate(t.equal(words[0], words[1])), Kind.ASSERTION_FAILED, node
                 )
                 return ()
             case "assert_digest":
@@ -445,7 +446,7 @@ class Executor:
                 differ = t.disjunction(
                     *(t.negate(t.equal(x, y)) for x, y in zip(a, b, strict=True))
                 )
-                self.fail(activation, differ, "VectorAssertionFailed", node)
+                self.fail(activation, differ, Kind.VECTOR_ASSERTION_FAILED, node)
                 return ()
             case "field_add":
                 return (t.add(*words),)
@@ -457,7 +458,7 @@ class Executor:
                 return (t.neg(words[0]),)
             case "inv":
                 (a,) = words
-                self.fail(activation, t.equal(a, 0), "InverseOfZero", node)
+                self.fail(activation, t.equal(a, 0), Kind.INVERSE_OF_ZERO, node)
                 if isinstance(a, int):
                     return (pow(a, P - 2, P) if a else 0,)
                 return (("inverse", a),)
@@ -469,7 +470,7 @@ class Executor:
                 return (t.u32_function("high", words[0]), t.u32_function("low", words[0]))
             case "log2":
                 a = self.u32_operand(activation, words[0], node)
-                self.fail(activation, t.equal(a, 0), "LogarithmOfZero", node)
+                self.fail(activation, t.equal(a, 0), Kind.LOGARITHM_OF_ZERO, node)
                 return (t.u32_function("log2", a),)
             case "pow":
                 base, exponent = words

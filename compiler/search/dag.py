@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from compiler.failure_kinds import Kind
 from vm.isa import BY_NAME, Flow
 
 MOVES = frozenset({"dup", "swap", "pick", "place", "pop", "nop"})
@@ -159,7 +160,7 @@ def build_dag(instructions, dont_care=frozenset()) -> Dag:
         operands = tuple(reversed(stack[len(stack) - taken :])) if taken else ()
         del stack[len(stack) - taken :]
         chained = _chained(name, argument)
-        mandatory = chained or bool(row.failures - {"TooShallow"}) or bool(row.permutations)
+        mandatory = chained or bool(row.failures - {Kind.TOO_SHALLOW}) or bool(row.permutations)
         key = (name, argument, _canonical(name, operands))
         if not chained and not row.permutations and key in known:
             node = nodes[known[key]]
@@ -173,7 +174,7 @@ def build_dag(instructions, dont_care=frozenset()) -> Dag:
             if row.public_output.at(argument):
                 order.extend((failing, index) for failing in failing_since)
                 last_output, failing_since = index, []
-            elif row.failures - {"TooShallow"} and not chained:
+            elif row.failures - {Kind.TOO_SHALLOW} and not chained:
                 failing_since.append(index)
                 if last_output is not None:
                     order.append((last_output, index))

@@ -22,6 +22,7 @@ import hashlib
 
 import numpy as np
 
+from compiler.failure_kinds import Kind
 from compiler.verify.concrete import Lanes
 from compiler.verify.vectorized import Run
 from compiler.verify.vectorized_handlers import HANDLERS, U32_LIMIT
@@ -116,7 +117,7 @@ class _State:
         lowest = self.lowest
         if self.height + delta < lowest:
             lowest = self.height + delta
-            run.fail(lanes.length + lowest < OP_STACK_MINIMUM, "TooShallow")
+            run.fail(lanes.length + lowest < OP_STACK_MINIMUM, Kind.TOO_SHALLOW)
         HANDLERS[name](run, argument)
         return _State(run, self.height + delta, lowest)
 

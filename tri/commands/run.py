@@ -11,6 +11,7 @@ import json
 import sys
 from pathlib import Path
 
+from compiler.failure_kinds import Kind
 from tri import api
 from tri.commands.build import source_program
 from tri.commands.common import (
@@ -222,11 +223,15 @@ def run_failure(program, error, inputs: api.Inputs, engine: str, checked=None):
     from compiler.failures import first_in_source
 
     failure = vm_failure(program, error, inputs, engine)
-    if checked is None or error.kind == "StepLimitExceeded" or error.cycle > SOURCE_ORDER_CYCLES:
+    if (
+        checked is None
+        or error.kind == Kind.STEP_LIMIT_EXCEEDED
+        or error.cycle > SOURCE_ORDER_CYCLES
+    ):
         return failure
     evaluation = evaluate_source(checked, inputs, SOURCE_ORDER_STEPS_PER_CYCLE * (error.cycle + 1))
     reference = evaluation.failure()
-    if reference is None or reference.kind == "StepLimitExceeded":
+    if reference is None or reference.kind == Kind.STEP_LIMIT_EXCEEDED:
         return failure
     return first_in_source(failure, reference)
 
