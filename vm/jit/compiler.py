@@ -32,7 +32,7 @@ OPTIMIZATION_LEVEL = 2
 # its time grows much faster than their size: it was 82% of a 257 s compile of
 # std.nn.optimizer's program (21 functions of about 5,500 lines) at code-generation level 1,
 # which takes 42 s without it (and about 6 s at level 0, whose code ran the program's block
-# inference 4 to 6 times slower: docs/performance.md).  Without it the code keeps a few more
+# inference 4 to 6 times slower when measured).  Without it the code keeps a few more
 # register copies; the functions of small programs keep it.
 LARGE_FUNCTION = 2_000
 DEFAULT_CACHE_MEGABYTES = 256
