@@ -108,8 +108,8 @@ def _unrolled(checked, profile, isa: str, unrolled) -> frozenset[str]:
 
 
 def _optimized_tir(checked):
-    """The program's TIR after `tir-opt` at -O1: what unrolling starts from."""
-    return run_steps(steps(last="tir-opt"), checked, Options(1))["tir-opt"]
+    """The program's TIR after `tir-moves` at -O1: what unrolling starts from."""
+    return run_steps(steps(last="tir-moves"), checked, Options(1))["tir-moves"]
 
 
 def choose_unrolled(checked, profile, isa: str = "rel") -> frozenset[str]:

@@ -12,7 +12,8 @@ paths, nothing that depends on the run), meant for a compiler engineer reading i
   source of the body the later stages see (`match`, `reveal`/`seal` and field assignment
   already rewritten), under a header with the instance's label, its module, its size
   binding and its signature with resolved types, and the instance each call resolves to.
-* `tir`, `tir-opt`: compiler.tir.printer; `tasm-lowered`, `tasm-opt`: the lowered
+* `tir`, `tir-inline`, `tir-rules`, `tir-moves`: compiler.tir.printer; `tasm-lowered`,
+  `tasm-rules`, `tasm-selects`: the lowered
   functions before linking; `tasm`: the linked text.
 """
 

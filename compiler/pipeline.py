@@ -5,11 +5,15 @@
     checked       resolve names, check types, instantiate (compiler.check)  every level
     inline        inline and specialize calls (compiler.optimize.inline_source)   -O1
     tir           checked program -> TIR (compiler.tir.builder)             every level
-    tir-opt       inline tiny functions, TIR peephole rules                 -O1
+    tir-inline    inline tiny functions (compiler.optimize.inline_tir)      -O1
+    tir-rules     the TIR peephole rules (compiler.optimize.passes)         -O1
+    tir-moves     runs of moves shortened (compiler.optimize.shuffles)      -O1
     unroll        the chosen loops unrolled by two (compiler.optimize.unroll) -O2
     tasm-lowered  TIR -> TASM, block by block (compiler.lower.control and
                   a BlockLowerer), before any peephole                      every level
-    tasm-opt      TASM peephole rules                                       -O1
+    tasm-rules    TASM peephole rules, merged checks, counted conjunctions  -O1
+    tasm-selects  selects laid out (and where they joined runs, tasm-rules
+                  again)                                                    -O1
     tasm          entry stub, labels, one text (compiler.lower.link)        every level
 
 `STEPS` is that table and `run_steps` the loop that runs it: each step's name is also its
@@ -39,7 +43,13 @@ from compiler.lower.classical import CLASSICAL
 from compiler.lower.control import lower
 from compiler.lower.link import link
 from compiler.optimize.inline_source import inline_calls
-from compiler.optimize.passes import optimize_tasm, optimize_tir
+from compiler.optimize.inline_tir import inline_small
+from compiler.optimize.passes import (
+    apply_tasm_rules,
+    apply_tir_rules,
+    lay_out_selects,
+    shorten_moves,
+)
 from compiler.optimize.unroll import unroll
 from compiler.sourcemap import program_origins
 from compiler.tir.builder import build_tir
@@ -87,10 +97,13 @@ FRONT_END = (
 BACK_END = (
     Step("inline", lambda checked, options: inline_calls(checked), 1, dumps.checked_text),
     Step("tir", lambda checked, options: build_tir(checked), 0, print_program),
-    Step("tir-opt", lambda tir, options: optimize_tir(tir), 1, print_program),
+    Step("tir-inline", lambda tir, options: inline_small(tir), 1, print_program),
+    Step("tir-rules", lambda tir, options: apply_tir_rules(tir), 1, print_program),
+    Step("tir-moves", lambda tir, options: shorten_moves(tir), 1, print_program),
     Step("unroll", lambda tir, options: unroll(tir, options.unroll), 2, print_program),
     Step("tasm-lowered", lambda tir, options: lower(tir, options.lowerer), 0, dumps.asm_text),
-    Step("tasm-opt", lambda asm, options: optimize_tasm(asm), 1, dumps.asm_text),
+    Step("tasm-rules", lambda asm, options: apply_tasm_rules(asm), 1, dumps.asm_text),
+    Step("tasm-selects", lambda asm, options: lay_out_selects(asm), 1, dumps.asm_text),
     Step("tasm", lambda asm, options: link(asm, asm.name or None), 0, str),
 )
 STEPS = FRONT_END + BACK_END
@@ -134,8 +147,8 @@ def check_source(path, options: Options = Options(), dump: Dump | None = None):
 
 @dataclass
 class Compiled:
-    tir: TirProgram  # after tir-opt and unroll
-    asm: AsmProgram  # after tasm-opt
+    tir: TirProgram  # after tir-moves and unroll
+    asm: AsmProgram  # after tasm-selects
     text: str  # the linked TASM
     program: tasm.Program  # the text, assembled
     module: str | None  # the module name of a module-alone build
@@ -166,9 +179,9 @@ def build(checked, options: Options, isa: str = "rel", dump: Dump | None = None)
     outputs = run_steps(BACK_END, checked, options, dump)
     text = outputs[BACK_END[-1].name]
     module = None if checked.entry is not None else checked.project.entry.name
-    origins = program_origins(outputs["tasm-opt"], module)
+    origins = program_origins(outputs["tasm-selects"], module)
     program = replace(tasm.parse(text, isa), source_map=origins)
-    compiled = Compiled(outputs["unroll"], outputs["tasm-opt"], text, program, module)
+    compiled = Compiled(outputs["unroll"], outputs["tasm-selects"], text, program, module)
     compiled.level, compiled.outputs = options.level, outputs
     compiled.search = getattr(options.lowerer, "funnel", None)
     return compiled

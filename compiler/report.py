@@ -145,9 +145,9 @@ SECTIONS: list[SectionKind] = [
     SectionKind("laid out inline", _noted(("tir", "tasm-lowered"), "laid out inline")),
     SectionKind("memory grouped", _noted(("tir",), "memory grouped")),
     SectionKind("named in place", _noted(("tir",), "named in place")),
-    SectionKind("checks dropped", _noted(("tir", "tasm-opt"), "checks dropped")),
-    SectionKind("moves shortened", _noted(("tir-opt",), "moves shortened")),
-    SectionKind("counts made products", _noted(("tasm-opt",), "counts made products")),
+    SectionKind("checks dropped", _noted(("tir", "tasm-selects"), "checks dropped")),
+    SectionKind("moves shortened", _noted(("tir-moves",), "moves shortened")),
+    SectionKind("counts made products", _noted(("tasm-selects",), "counts made products")),
     SectionKind("loops unrolled", _unrolled),
     SectionKind("search", _search),
 ]

@@ -156,8 +156,8 @@ def test_dump_prints_every_step_in_pipeline_order(capsys):
     assert code == 0
     headers = [line for line in out.splitlines() if line.startswith(";; --- dump: ")]
     assert headers == [f";; --- dump: {name} ---" for name in STEP_NAMES]
-    # inline, tir-opt, unroll, tasm-opt
-    assert out.count(";; (not run at -O0: its input, unchanged)") == 4
+    # inline, tir-inline, tir-rules, tir-moves, unroll, tasm-rules, tasm-selects
+    assert out.count(";; (not run at -O0: its input, unchanged)") == 7
     sections = dict(part.split(" ---\n", 1) for part in out.split(";; --- dump: ")[1:])
     assert sections["tasm"] == tri(capsys, "build", ARITHMETIC, "-O0")[1]
     assert "SourceFile kind='program' name='arithmetic'" in sections["ast"]
@@ -170,8 +170,8 @@ def test_dump_prints_every_step_in_pipeline_order(capsys):
 
 def test_dump_and_emit(capsys, tmp_path):
     tir = tri(capsys, "build", ARITHMETIC, "--emit", "tir")[1]
-    out = tri(capsys, "build", ARITHMETIC, "--dump", "tir-opt")[1]
-    assert out == ";; --- dump: tir-opt ---\n" + tir
+    out = tri(capsys, "build", ARITHMETIC, "--dump", "tir-moves")[1]
+    assert out == ";; --- dump: tir-moves ---\n" + tir
     output = tmp_path / "out.tasm"
     code, out, _ = tri(capsys, "build", ARITHMETIC, "--dump", "tir", "-o", output)
     assert code == 0 and out.startswith(";; --- dump: tir ---\n")
@@ -183,6 +183,7 @@ def test_an_unknown_dump_step_is_a_usage_error(capsys, steps):
     code, out, err = tri(capsys, "build", ARITHMETIC, "--dump", steps)
     assert code == 2 and out == ""
     steps_named = (
-        "ast, contracts, checked, inline, tir, tir-opt, unroll, tasm-lowered, tasm-opt, tasm"
+        "ast, contracts, checked, inline, tir, tir-inline, tir-rules, tir-moves, unroll, "
+        "tasm-lowered, tasm-rules, tasm-selects, tasm"
     )
     assert f"the steps are {steps_named}" in err

@@ -178,7 +178,7 @@ def without_tasm_peephole(checked, level: int, lowerer):
     """The pipeline at `level` with `lowerer`, without the TASM peephole: it is sound, so
     it would keep what the instrumentation does, but not its MARKs, and it may change
     which failure a failing run ends in.  The facts are those of the TIR at `level`."""
-    steps = [step for step in BACK_END if step.name != "tasm-opt"]
+    steps = [step for step in BACK_END if step.name not in ("tasm-rules", "tasm-selects")]
     return tasm.parse(run_steps(steps, checked, Options(level, lowerer))["tasm"])
 
 

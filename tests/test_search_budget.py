@@ -20,7 +20,7 @@ from source_generator import generate
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
 from compiler.driver import choose_unrolled, compile_program, search_lowerer
-from compiler.pipeline import BACK_END, Options, run_steps
+from compiler.pipeline import Options, run_steps, steps
 from compiler.search import budget
 from compiler.search.budget import BudgetPlan
 from vm import interp
@@ -60,7 +60,7 @@ def test_the_plan_covers_exactly_the_blocks_the_build_lowers(name, no_cache):
     assert lowerer.searches == len(plan.factors)  # and none was searched again
     # the most executed block was decided first, with the most of the pool
     labels = choose_unrolled(checked, profile)
-    tir = run_steps(BACK_END[:4], checked, Options(2, unroll=labels))["unroll"]
+    tir = run_steps(steps(last="unroll"), checked, Options(2, unroll=labels))["unroll"]
     blocks = budget.program_blocks(tir)
     baseline = compile_program(checked, 1).program
     visits = budget.origin_visits(baseline, profile(baseline))
@@ -81,7 +81,7 @@ def test_visits_come_from_the_runs_of_the_o1_program():
     runs = profile_of([[10], [30]])(program)
     visits = budget.origin_visits(program, runs)
     assert max(visits.values()) >= 10 + 30  # the loop body, once per iteration of both runs
-    tir = run_steps(BACK_END[:4], checked, Options(2))["unroll"]
+    tir = run_steps(steps(last="unroll"), checked, Options(2))["unroll"]
     counts = sorted(budget.block_visits(block, visits) for block in budget.program_blocks(tir))
     assert counts[0] == 2 and counts[-1] >= 40  # entered once per run; the loop, per iteration
 

@@ -35,7 +35,7 @@ from compiler.driver import compile_program
 from compiler.lower import control
 from compiler.lower.classical import CLASSICAL
 from compiler.optimize.unroll import unrollable
-from compiler.pipeline import BACK_END, Options, run_steps
+from compiler.pipeline import BACK_END, Options, run_steps, steps
 from compiler.search.lowerer import SearchLowerer
 from compiler.search.objective import objective
 from vm import tasm
@@ -48,7 +48,7 @@ RANDOM_CASES = 20
 @cache
 def tir_of(path: Path):
     checked = check(load_project(path))
-    return checked, run_steps(BACK_END[:3], checked, Options(1))["tir-opt"]
+    return checked, run_steps(steps(last="tir-moves"), checked, Options(1))["tir-moves"]
 
 
 def unrolled_text(path: Path, search: bool = False) -> str:
@@ -56,7 +56,7 @@ def unrolled_text(path: Path, search: bool = False) -> str:
     _, tir = tir_of(path)
     lowerer = SearchLowerer() if search else CLASSICAL
     options = Options(2, lowerer, unroll=frozenset(unrollable(tir)))
-    return run_steps(BACK_END[3:], tir, options)["tasm"]
+    return run_steps(steps(first="unroll"), tir, options)["tasm"]
 
 
 def case_problems(path: Path, program) -> list[str]:
@@ -126,7 +126,7 @@ def test_a_missing_peel_is_caught(monkeypatch):
     monkeypatch.setattr(control._FunctionLowering, "loop", pairs_only)
     _, tir = tir_of(UNROLLED)
     options = Options(2, CLASSICAL, unroll=frozenset(unrollable(tir)))
-    program = tasm.parse(run_steps(BACK_END[3:], tir, options)["tasm"])
+    program = tasm.parse(run_steps(steps(first="unroll"), tir, options)["tasm"])
     assert case_problems(UNROLLED, program)
 
 

@@ -1,6 +1,8 @@
-"""The two peephole passes of the pipeline: `optimize_tir` and `optimize_tasm`.
+"""The peephole steps of the pipeline: `tir-rules` and `tir-moves` over TIR (after
+`tir-inline`, compiler.optimize.inline_tir), `tasm-rules` and `tasm-selects` over TASM;
+`optimize_tir` and `optimize_tasm` run each language's steps in order.
 
-Both cut code into straight-line runs and hand each run to the rule engine
+They cut code into straight-line runs and hand each run to the rule engine
 (compiler.optimize.engine) with their rule table (compiler.optimize.rules).
 No rewrite crosses a run boundary: in TIR, structured ops, calls, returns
 and comments; in TASM, labels and control instructions -- and the one
@@ -22,20 +24,45 @@ from compiler.tir.ops import Facts, IfElse, IfOnly, Loop, Op, Program, ProofBloc
 
 
 def optimize_tir(program: Program) -> Program:
-    """Inline tiny functions, then apply the TIR rules and shorten runs of moves
-    (compiler.optimize.shuffles)."""
-    program = inline_small(program)
-    functions = []
-    for f in program.functions:
-        shortened: list = []  # (section, text) notes: compiler.report's "moves shortened"
-        body = optimize_ops(f.body, shortened)
-        functions.append(replace(f, body=body, notes=f.notes + tuple(shortened)))
-    return Program(functions, program.entry, program.name, program.roots)
+    """The TIR steps in order: `inline_small`, `apply_tir_rules`, `shorten_moves`."""
+    return shorten_moves(apply_tir_rules(inline_small(program)))
+
+
+def apply_tir_rules(program: Program) -> Program:
+    """The `tir-rules` step: the TIR rules over each straight-line run."""
+    return _each_function(program, lambda body, notes: _each_run(body, _rules, notes))
+
+
+def shorten_moves(program: Program) -> Program:
+    """The `tir-moves` step: each straight-line run's runs of moves shortened by the block
+    scheduler (compiler.optimize.shuffles), each noted in the function's notes."""
+    return _each_function(program, lambda body, notes: _each_run(body, shorten, notes))
 
 
 def optimize_ops(ops, notes: list | None = None) -> list:
     """The TIR rules over each straight-line run of `ops`, then its runs of moves
     shortened, each noted in `notes` when given."""
+    return _each_run(_each_run(ops, _rules, notes), shorten, notes)
+
+
+def _rules(pairs: list, height: int, garbage, notes) -> list:
+    return rewrite(pairs, TIR_RULES)[0]
+
+
+def _each_function(program: Program, change) -> Program:
+    """`program` with each function's body `change(body, notes)`d; the (section, text)
+    notes it adds (compiler.report's "moves shortened") kept with the function."""
+    functions = []
+    for f in program.functions:
+        added: list = []
+        body = change(f.body, added)
+        functions.append(replace(f, body=body, notes=f.notes + tuple(added)))
+    return Program(functions, program.entry, program.name, program.roots)
+
+
+def _each_run(ops, change, notes: list | None = None) -> list:
+    """`ops` with each straight-line run's pairs `change(pairs, height, garbage, notes)`d:
+    `height` and `garbage` from the annotations at the run's ends (compiler.tir.ops.Facts)."""
     result: list = []
     run: list = []
 
@@ -44,15 +71,15 @@ def optimize_ops(ops, notes: list | None = None) -> list:
             # the engine never sees annotations; those at the run's ends stay there (a
             # sound rewrite keeps what they say true), any other is dropped
             ops = [op for op in run if not isinstance(op, Facts)]
-            rewritten, _ = rewrite([Item(op.name, op.arg, op.origin) for op in ops], TIR_RULES)
             first = run[0] if isinstance(run[0], Facts) else None
             last = run[-1] if len(run) > 1 and isinstance(run[-1], Facts) else None
             height = first.height if first is not None else 0
             garbage = last.garbage if last is not None else ()
-            rewritten = shorten(rewritten, height, garbage, notes)
-            result.extend(run[:1] if isinstance(run[0], Facts) else [])
-            result.extend(Op(pair[0], pair[1], origin_of(pair)) for pair in rewritten)
-            result.extend(run[-1:] if len(run) > 1 and isinstance(run[-1], Facts) else [])
+            pairs = [Item(op.name, op.arg, op.origin) for op in ops]
+            changed = change(pairs, height, garbage, notes)
+            result.extend(run[:1] if first is not None else [])
+            result.extend(Op(pair[0], pair[1], origin_of(pair)) for pair in changed)
+            result.extend(run[-1:] if last is not None else [])
             run.clear()
 
     for op in ops:
@@ -63,40 +90,61 @@ def optimize_ops(ops, notes: list | None = None) -> list:
         match op:
             case IfElse():
                 op = IfElse(
-                    tuple(optimize_ops(op.then, notes)),
-                    tuple(optimize_ops(op.otherwise, notes)),
+                    tuple(_each_run(op.then, change, notes)),
+                    tuple(_each_run(op.otherwise, change, notes)),
                 )
             case IfOnly():
-                op = IfOnly(tuple(optimize_ops(op.then, notes)))
+                op = IfOnly(tuple(_each_run(op.then, change, notes)))
             case Loop():
-                op = replace(op, body=tuple(optimize_ops(op.body, notes)))
+                op = replace(op, body=tuple(_each_run(op.body, change, notes)))
             case ProofBlock():
-                op = ProofBlock(tuple(optimize_ops(op.body, notes)))
+                op = ProofBlock(tuple(_each_run(op.body, change, notes)))
         result.append(op)
     flush()
     return result
 
 
 def optimize_tasm(program: AsmProgram) -> AsmProgram:
-    """Apply the TASM rules to each function, merge `as_u32` checks into the instructions
-    that check the same value (compiler.optimize.checks) and lay out selects."""
-    functions = []
-    for f in program.functions:
-        merged: list = []  # (section, text) notes: compiler.report's "checks dropped"
-        items = optimize_items(f.items, merged)
-        functions.append(AsmFunction(f.label, items, f.notes + tuple(merged)))
-    return AsmProgram(functions, program.entry, program.name)
+    """The TASM steps in order: `apply_tasm_rules`, then `lay_out_selects`."""
+    return lay_out_selects(apply_tasm_rules(program))
+
+
+def apply_tasm_rules(program: AsmProgram) -> AsmProgram:
+    """The `tasm-rules` step: `rewrite_run` over each straight-line run of each function
+    (the rules, `as_u32` checks merged into the instructions that check the same value,
+    counted conjunctions made products, the rules again where code went) and the skiz
+    rules at the end of a run that a `skiz` follows; each merge noted with the function."""
+    return _each_asm_function(program, _runs)
+
+
+def lay_out_selects(program: AsmProgram) -> AsmProgram:
+    """The `tasm-selects` step: the select rules, whose patterns span a `skiz`, and where a
+    select joined runs (`eq skiz addi 1` -> `eq add`), `tasm-rules` and the selects again."""
+    return _each_asm_function(program, _selected)
 
 
 def optimize_items(items, notes: list | None = None) -> list:
-    """`rewrite_run` over each straight-line run of `items` (the rules, merged checks and
-    counted conjunctions, each noted in `notes` when given), then the selects, and where a
-    select joined runs (`eq skiz addi 1` -> `eq add`), the runs through all that again."""
-    result = _runs(items, notes)
-    selected = _selects(result)
-    if selected != result:
+    """Both TASM steps over `items` (one function's, or one block's): `rewrite_run` over
+    each straight-line run, then the selects."""
+    return _selected(_runs(items, notes), notes)
+
+
+def _selected(items: list, notes: list | None) -> list:
+    selected = _selects(items)
+    if selected != items:
         selected = _selects(_runs(selected, notes))
     return selected
+
+
+def _each_asm_function(program: AsmProgram, change) -> AsmProgram:
+    """`program` with each function's items `change(items, notes)`d; the (section, text)
+    notes it adds (compiler.report's "checks dropped", "counts made products") kept."""
+    functions = []
+    for f in program.functions:
+        added: list = []
+        items = change(f.items, added)
+        functions.append(AsmFunction(f.label, items, f.notes + tuple(added)))
+    return AsmProgram(functions, program.entry, program.name)
 
 
 def _runs(items, notes: list | None) -> list:

@@ -61,8 +61,8 @@ def register(commands) -> None:
         "--dump",
         metavar="STEP[,STEP...]",
         help="print these pipeline steps' output instead, in pipeline order, each under a "
-        "header (ast, contracts, checked, inline, tir, tir-opt, unroll, tasm-lowered, tasm-opt, "
-        "tasm); -o "
+        "header (ast, contracts, checked, inline, tir, tir-inline, tir-rules, tir-moves, unroll, "
+        "tasm-lowered, tasm-rules, tasm-selects, tasm); -o "
         "still gets the --emit output",
     )
     build.add_argument(
