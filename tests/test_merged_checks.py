@@ -128,3 +128,9 @@ def test_a_compiler_that_drops_checks_unproven_or_across_an_output_is_caught(mon
     compiled = compile_program(checked, 1)
     assert compare_program(checked, compiled.program, output_first) is not None
     checks.forget()
+
+
+def test_the_checking_instructions_come_from_the_instruction_table():
+    from compiler.optimize.checks import CHECKING
+
+    assert CHECKING == {"and", "xor", "lt", "div_mod", "pop_count", "log_2_floor", "pow"}
