@@ -2,8 +2,11 @@
 
     step          what it does                                              runs at
     ast           read and parse the file and every module it uses          every level
+    contracts     each #[requires]/#[ensures] as a generated function       every level
+                  (compiler.contracts)
     checked       resolve names, check types, instantiate (compiler.check)  every level
-    inline        inline and specialize calls (compiler.optimize.inline_source)   -O1
+    inline        inline and specialize calls                               -O1
+                  (compiler.optimize.inline_source)
     tir           checked program -> TIR (compiler.tir.builder)             every level
     tir-inline    inline tiny functions (compiler.optimize.inline_tir)      -O1
     tir-rules     the TIR peephole rules (compiler.optimize.passes)         -O1

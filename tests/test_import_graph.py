@@ -89,38 +89,22 @@ def _package_graph() -> dict[str, set[str]]:
 
 
 def _cycles(graph: dict[str, set[str]]) -> set[frozenset[str]]:
-    """The strongly connected sets of more than one package (Tarjan's algorithm)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    found: set[frozenset[str]] = set()
-
-    def visit(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for successor in sorted(graph.get(node, ())):
-            if successor not in index:
-                visit(successor)
-                low[node] = min(low[node], low[successor])
-            elif successor in on_stack:
-                low[node] = min(low[node], index[successor])
-        if low[node] == index[node]:
-            component = set()
-            while True:
-                member = stack.pop()
-                on_stack.discard(member)
-                component.add(member)
-                if member == node:
-                    break
-            if len(component) > 1:
-                found.add(frozenset(component))
-
-    for node in sorted(graph):
-        if node not in index:
-            visit(node)
-    return found
+    """The strongly connected sets of more than one package: packages that reach each
+    other (the graph has a few dozen nodes, so each node's reach is walked whole)."""
+    reach = {}
+    for start in graph:
+        seen, frontier = set(), [start]
+        while frontier:
+            for successor in graph.get(frontier.pop(), ()):
+                if successor not in seen:
+                    seen.add(successor)
+                    frontier.append(successor)
+        reach[start] = seen
+    components = {
+        frozenset({node} | {other for other in reach[node] if node in reach.get(other, ())})
+        for node in graph
+    }
+    return {component for component in components if len(component) > 1}
 
 
 def _reaches(start: str, forbidden: str) -> list[str] | None:

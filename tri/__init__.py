@@ -30,20 +30,17 @@ FOLDERS = ("compiler", "vm", "selfhost")  # the packages beside (or inside) tri
 
 
 class _Alias(Loader):
-    """Loads `tri.X...` as the module `X...` already is (importing it if need be)."""
+    """Loads `tri.X...` as `module`, the module `X...` (already imported)."""
 
-    def __init__(self, target: str):
-        self.target = target
+    def __init__(self, module):
+        self.module = module
+        self.spec = module.__spec__
 
     def create_module(self, spec):
-        return importlib.import_module(self.target)
+        return self.module
 
     def exec_module(self, module):
-        # the import system has stamped the alias's spec on the shared module: give it back
-        module.__spec__ = sys.modules[self.target].__spec__ = _original_specs[self.target]
-
-
-_original_specs: dict = {}
+        module.__spec__ = self.spec  # the import system stamped the alias's spec on it
 
 
 class _Folders:
@@ -57,9 +54,7 @@ class _Folders:
         head, _, rest = name.partition(".")
         if head == "tri" and rest.split(".")[0] in FOLDERS:
             module = importlib.import_module(rest)
-            _original_specs[rest] = module.__spec__
-            is_package = hasattr(module, "__path__")
-            return ModuleSpec(name, _Alias(rest), is_package=is_package)
+            return ModuleSpec(name, _Alias(module), is_package=hasattr(module, "__path__"))
         return None
 
 

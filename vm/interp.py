@@ -17,13 +17,11 @@ from itertools import repeat
 
 from vm.field import P
 from vm.handlers import HANDLERS, Fault, Halt, Site
-from vm.isa import Failure
+from vm.isa import STEP_LIMIT_KIND, Failure
 from vm.ram import RamImage
 from vm.tasm import Program
 
 DEFAULT_MAX_STEPS = 1 << 26  # about 67 million cycles: a bound so that no input hangs the tool
-
-STEP_LIMIT_KIND = "StepLimitExceeded"  # ours, not Triton's: the run was cut off
 
 
 def step_limit_message(max_steps: int) -> str:

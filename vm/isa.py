@@ -46,6 +46,7 @@ HASH_ROWS_PER_PERMUTATION = 6  # hash-table rows of one Tip5 permutation: its 6-
 # The u32-table entry kinds (docs/vm.md, How tables are counted), in the order the JIT's
 # log encodes them.
 U32_KINDS = ("split", "lt", "and", "log2", "pow", "popcount")
+STEP_LIMIT_KIND = "StepLimitExceeded"  # the run loop's, not an instruction's: the run was cut off
 
 
 class Failure(StrEnum):
