@@ -15,12 +15,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from compiler.check.types import BOOL, DIGEST, FIELD, U32, UNIT, XFIELD, ArrayType, TupleType, Type
-from vm.isa import instruction_set
+from vm.isa import EFFECT_AMOUNTS, instruction_set
 
 _INSTRUCTIONS = instruction_set("rel")
-_STATE = (
-    "ram_reads", "ram_writes", "public_input", "public_output", "secret_input", "secret_digests",
-)  # fmt: skip
 
 
 @dataclass(frozen=True)
@@ -41,7 +38,7 @@ def _touches_state(line: str) -> bool:
     name, _, argument = line.partition(" ")
     instruction = _INSTRUCTIONS[name]
     number = int(argument) if argument.strip().lstrip("-").isdigit() else None
-    amounts = (getattr(instruction, fact).at(number) for fact in _STATE)
+    amounts = (getattr(instruction, fact).at(number) for fact in EFFECT_AMOUNTS)
     return instruction.sponge or any(amounts)
 
 

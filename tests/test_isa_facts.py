@@ -13,7 +13,10 @@ not).  What the step does is compared with the row, independently of the row:
   words written, Tip5 permutations made, hash rows, u32 entry kinds recorded;
 * the error kinds raised: only those of `failures`, and each of them on some state;
   TooShallow exactly below `minimum_depth`;
-* where control goes (`flow`) and whether the sponge is touched (`sponge`).
+* where control goes (`flow`) and whether the sponge is touched (`sponge`);
+* what it computes as far as rewrites rely on it: only entry words among the words it
+  leaves (`rearranges`), nothing changed by swapping st0 and st1 first (`commutative`),
+  st0 always 0 or 1 (`boolean_result`).
 
 The same row facts are then checked where other modules keep their own copy or
 derive from them: TIR op rows against their TASM templates, the error kinds and stream
@@ -307,6 +310,22 @@ def check_success(row: Instruction, argument, state: State, result: Step) -> Non
         assert result.sponge == state.sponge
 
 
+def moved_only(state: State, result: Step, made: tuple, touched: int) -> bool:
+    """Whether the step only moved, copied or dropped entry words: every word it made is
+    one of the `touched` entry words, and it did nothing else."""
+    effects = (result.output, result.written, result.u32_kinds, result.permutations)
+    return (
+        set(made) <= set(state.stack[:touched])
+        and not any(effects)
+        and result.consumed == (0, 0, 0)
+        and result.sponge == state.sponge
+    )
+
+
+def swap_top(stack: tuple[int, ...]) -> tuple[int, ...]:
+    return (stack[1], stack[0], *stack[2:])
+
+
 @pytest.mark.parametrize(("isa", "name", "argument"), list(rows_and_arguments()))
 def test_handler_does_what_its_row_says(isa, name, argument):
     row = instruction_set(isa)[name]
@@ -315,6 +334,8 @@ def test_handler_does_what_its_row_says(isa, name, argument):
     failures, flows = set(), set()
     read_matters = changed_matters = sponge_matters = False
     stack_kept = True  # on every state where it succeeded
+    only_entry_words = only_bits = True  # every word it made was an entry word; st0 was 0 or 1
+    swap_invisible = True  # swapping st0 and st1 first changed nothing
     for state in states(rng):
         result = step(isa, row, argument, state)
         shallow = len(state.stack) < row.minimum_depth(argument)
@@ -322,6 +343,7 @@ def test_handler_does_what_its_row_says(isa, name, argument):
         if result.failure is not None:
             assert result.failure in row.failures, result.failure
             failures.add(result.failure)
+            only_entry_words &= result.failure == Failure.TOO_SHALLOW
         else:
             check_success(row, argument, state, result)
             flows.add(flow_of(row, argument, state, result))
@@ -330,6 +352,11 @@ def test_handler_does_what_its_row_says(isa, name, argument):
             if changed and (top < 0 or result.stack[top] != state.stack[changed - 1]):
                 changed_matters = True
             sponge_matters |= result.sponge != state.sponge
+            made = result.stack[: max(0, top + 1)]
+            only_entry_words &= moved_only(state, result, made, max(reads, changed))
+            only_bits &= bool(made) and made[0] in (0, 1)
+        swapped = step(isa, row, argument, replace(state, stack=swap_top(state.stack)))
+        swap_invisible &= swapped == result or (swapped.failure or 0) == result.failure
         other_sponge = replace(state, sponge=None if state.sponge else (0,) * 16)
         other = step(isa, row, argument, other_sponge)
         sponge_matters |= other.visible(row, argument)[:-2] != result.visible(row, argument)[:-2]
@@ -346,6 +373,11 @@ def test_handler_does_what_its_row_says(isa, name, argument):
     trivial = stack_kept and row.arg is not Arg.NONE  # pick 0, place 0, swap 0, addi 0
     assert read_matters or reads == 0 or trivial, f"'{name}' reads fewer than {reads} words"
     assert changed_matters or changed == 0 or trivial, f"'{name}' changes fewer than {changed}"
+    straight = row.flow is Flow.STRAIGHT
+    assert row.rearranges == (only_entry_words and straight) or (trivial and not row.rearranges)
+    assert row.commutative == (swap_invisible and not row.rearranges)  # pop 2 is a move
+    constant_bit = row.name == "push" and argument in (0, 1)  # a fact of the argument
+    assert row.boolean_result == only_bits or (constant_bit and not row.boolean_result)
 
 
 def test_u32_kinds_are_the_table_kinds():
@@ -447,3 +479,15 @@ def test_copies_of_table_constants_agree():
         Failure.TOO_SHALLOW
     }
     assert layout.U32_KINDS == U32_KINDS
+
+
+def test_sets_read_off_the_columns():
+    """The instruction sets other modules use are derived from the columns; these are the
+    sets a change of a column would change (on purpose, with this test)."""
+    from vm.isa import BOOLEAN_RESULT, COMMUTATIVE, MOVES
+
+    assert MOVES == {"dup", "swap", "pick", "place", "pop", "nop"}
+    assert COMMUTATIVE == {"add", "mul", "eq", "and", "xor"}
+    assert BOOLEAN_RESULT == {"eq", "lt"}
+    assert symbolic.SELECTABLE == {"swap", "pick", "place", "nop", "addi"}
+    assert not MOVES & COMMUTATIVE  # the checked-operand set: tests/test_merged_checks.py

@@ -5,7 +5,8 @@ row below: mnemonic, opcode, size, argument kind; net op-stack
 change and how deep the instruction reads and changes the stack; RAM reads and
 writes, hash-table rows; the u32-table entries it records; the public
 and secret words it reads or writes; whether it touches the sponge; its
-control-flow class; and every error kind it can raise.  The assembler,
+control-flow class; every error kind it can raise; and the little a rewrite needs to
+know of what it computes (a stack move, commutative, a 0-or-1 result).  The assembler,
 interpreter, table counter, cost model, JIT, TIR table, lowering, peephole and
 symbolic executor read these rows.  `tests/test_isa_facts.py` checks every row
 against what the handlers do, and the copies a few modules keep (the
@@ -134,6 +135,7 @@ AMOUNTS = (
     "delta", "reads", "changes", "ram_reads", "ram_writes",
     "public_input", "public_output", "secret_input", "secret_digests",
 )  # fmt: skip
+EFFECT_AMOUNTS = AMOUNTS[3:]  # what it does beyond the op stack: RAM, public and secret words
 
 
 @dataclass(frozen=True)
@@ -165,6 +167,10 @@ class Instruction:
     flow: Flow = Flow.STRAIGHT
     failures: frozenset[Failure] = frozenset()  # every error kind it can raise
     isa: str = "both"  # "both", "rel" or "head"
+    # what it computes, as far as a rewrite needs to know
+    rearranges: bool = False  # only copies, moves or drops stack words: makes no new value
+    commutative: bool = False  # swapping st0 and st1 first changes nothing it does
+    boolean_result: bool = False  # its result (st0) is 0 or 1
 
     def __post_init__(self) -> None:
         for name in AMOUNTS:  # rows may give a plain int for a fixed amount
@@ -179,6 +185,16 @@ class Instruction:
     def u32(self) -> bool:
         """A u32 instruction (opcode bit 2): one that records u32-table entries."""
         return bool(self.u32_entries)
+
+    @property
+    def effect_free(self) -> bool:
+        """Cannot fail and does nothing but change the op stack: no RAM, I/O, sponge, hash or
+        u32-table rows, and control goes straight on."""
+        effects = (getattr(self, name) for name in EFFECT_AMOUNTS)
+        return (
+            not (self.failures or self.sponge or self.hash_rows or self.u32_entries or any(effects))
+            and self.flow is Flow.STRAIGHT
+        )
 
     @property
     def permutations(self) -> int:
@@ -230,15 +246,15 @@ def _row(name, opcode, arg=Arg.NONE, delta=0, fails=(), **facts) -> Instruction:
 INSTRUCTIONS: tuple[Instruction, ...] = (
     # stack manipulation
     _row("push", 1, Arg.FIELD, +1),
-    _row("pop", 3, Arg.COUNT, -N, changes=N),
+    _row("pop", 3, Arg.COUNT, -N, changes=N, rearranges=True),
     _row("divine", 9, Arg.COUNT, +N, secret_input=N, fails=(F.EMPTY_SECRET_INPUT,)),
-    _row("pick", 17, Arg.INDEX, reads=N + 1, changes=N + 1),
-    _row("place", 25, Arg.INDEX, reads=N + 1, changes=N + 1),
-    _row("dup", 33, Arg.INDEX, +1, reads=N + 1),
-    _row("swap", 41, Arg.INDEX, reads=N + 1, changes=N + 1),
+    _row("pick", 17, Arg.INDEX, reads=N + 1, changes=N + 1, rearranges=True),
+    _row("place", 25, Arg.INDEX, reads=N + 1, changes=N + 1, rearranges=True),
+    _row("dup", 33, Arg.INDEX, +1, reads=N + 1, rearranges=True),
+    _row("swap", 41, Arg.INDEX, reads=N + 1, changes=N + 1, rearranges=True),
     # control flow
     _row("halt", 0, flow=Flow.HALT),
-    _row("nop", 8),
+    _row("nop", 8, rearranges=True),
     _row("skiz", 2, delta=-1, reads=1, changes=1, flow=Flow.SKIZ,
          fails=(F.INSTRUCTION_POINTER_OVERFLOW,)),
     _row("call", 49, Arg.LABEL, flow=Flow.CALL),
@@ -260,16 +276,20 @@ INSTRUCTIONS: tuple[Instruction, ...] = (
          fails=_NO_SPONGE),
     _row("sponge_squeeze", 56, delta=+10, hash_rows=6, sponge=True, fails=_NO_SPONGE),
     # base-field arithmetic
-    _row("add", 42, delta=-1, reads=2, changes=2),
+    _row("add", 42, delta=-1, reads=2, changes=2, commutative=True),
     _row("addi", 65, Arg.FIELD, reads=1, changes=1),
-    _row("mul", 50, delta=-1, reads=2, changes=2),
+    _row("mul", 50, delta=-1, reads=2, changes=2, commutative=True),
     _row("invert", 64, reads=1, changes=1, fails=(F.INVERSE_OF_ZERO,)),
-    _row("eq", 58, delta=-1, reads=2, changes=2),
+    _row("eq", 58, delta=-1, reads=2, changes=2, commutative=True,
+         boolean_result=True),
     # u32 arithmetic
     _row("split", 4, delta=+1, reads=1, changes=1, u32_entries=("split",)),
-    _row("lt", 6, delta=-1, reads=2, changes=2, u32_entries=("lt",), fails=_U32_CHECK),
-    _row("and", 14, delta=-1, reads=2, changes=2, u32_entries=("and",), fails=_U32_CHECK),
-    _row("xor", 22, delta=-1, reads=2, changes=2, u32_entries=("and",), fails=_U32_CHECK),
+    _row("lt", 6, delta=-1, reads=2, changes=2, u32_entries=("lt",), fails=_U32_CHECK,
+         boolean_result=True),
+    _row("and", 14, delta=-1, reads=2, changes=2, u32_entries=("and",), fails=_U32_CHECK,
+         commutative=True),
+    _row("xor", 22, delta=-1, reads=2, changes=2, u32_entries=("and",), fails=_U32_CHECK,
+         commutative=True),
     _row("log_2_floor", 12, reads=1, changes=1, u32_entries=("log2",),
          fails=(*_U32_CHECK, F.LOGARITHM_OF_ZERO)),
     _row("pow", 30, delta=-1, reads=2, changes=2, u32_entries=("pow",), fails=_U32_CHECK),
@@ -323,3 +343,9 @@ CONTROL = frozenset(row.name for row in INSTRUCTIONS if row.flow.ends_block)
 recurse_or_return and halt.  Each ends a straight-line block."""
 FIELD_ARGUMENT = frozenset(row.name for row in INSTRUCTIONS if row.arg is Arg.FIELD)
 """Mnemonics whose argument is a field element (push, addi)."""
+MOVES = frozenset(row.name for row in INSTRUCTIONS if row.rearranges)
+"""The stack moves: dup, swap, pick, place, pop and nop."""
+COMMUTATIVE = frozenset(row.name for row in INSTRUCTIONS if row.commutative)
+"""add, mul, eq, and, xor."""
+BOOLEAN_RESULT = frozenset(row.name for row in INSTRUCTIONS if row.boolean_result)
+"""eq and lt."""

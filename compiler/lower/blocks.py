@@ -44,9 +44,6 @@ from compiler.tir.ops import Comment, Facts, Op
 from compiler.verify.assumptions import Assumptions
 from vm import tasm
 
-MOVES = ("Dup", "Swap", "Pick", "Place", "Pop", "Push")
-
-
 BELOW_MAIN = 16  # op-stack words under main's own: the VM starts with 16
 
 

@@ -22,10 +22,9 @@ from __future__ import annotations
 
 from compiler.optimize.engine import Item, origin_of
 from compiler.verify import check_equivalent
-from vm.isa import BY_NAME, Arg
+from vm.isa import BOOLEAN_RESULT, BY_NAME, Arg
 from vm.tasm import Op
 
-CONDITIONS = frozenset(("eq", "lt"))  # instructions whose result is 0 or 1
 LONGEST = 64  # instructions from the `push 0` to the final `eq` that the proof looks at
 NOTE = "counts made products"  # the section of `tri build --report` (compiler.report)
 
@@ -62,7 +61,7 @@ def _count(items: list, start: int) -> tuple[int, list] | None:
     moved: dict[int, int] = {}  # position -> its index argument without the count
     for position in range(start + 1, min(len(items), start + LONGEST)):
         name, arg = items[position]
-        if name == "add" and depth == 1 and tuple(items[position - 1])[0] in CONDITIONS:
+        if name == "add" and depth == 1 and tuple(items[position - 1])[0] in BOOLEAN_RESULT:
             if position - 1 > start:
                 adds.append(position)
                 depth = 0

@@ -28,12 +28,22 @@ from compiler.optimize.engine import inherit
 from compiler.search.dag import DagError, build_dag
 from compiler.search.objective import strictly_cheaper
 from compiler.search.schedule import ScheduleError, cost, search_schedule
+from compiler.tir.ops import OPS
 from compiler.tir.ops import Op as TirOp
 from compiler.verify import Assumptions, check_equivalent
 from vm.isa import BY_NAME
+from vm.isa import MOVES as STACK_MOVES
 from vm.tasm import Op
 
-MOVES = {name: name.lower() for name in ("Dup", "Swap", "Pick", "Place", "Pop", "Push")}
+# The TIR ops that are one stack move or a push, and their instruction: Dup, Swap, Pick, Place,
+# Pop and Push (read off the TIR table and vm.isa's stack moves).
+MOVES = {
+    row.name: row.tasm[0][0]
+    for row in OPS.values()
+    if isinstance(row.tasm, tuple)
+    and len(row.tasm) == 1
+    and row.tasm[0][0] in {*STACK_MOVES, "push"}
+}
 TIR_NAMES = {mnemonic: name for name, mnemonic in MOVES.items()}
 BUDGET = 250  # states the scheduler may expand per run
 LONGEST = 8  # longer runs are left alone (the search would rarely finish)

@@ -36,10 +36,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from compiler.failure_kinds import Kind
-from vm.isa import BY_NAME, Flow
+from vm.isa import BY_NAME, COMMUTATIVE, MOVES, Flow
 
-MOVES = frozenset({"dup", "swap", "pick", "place", "pop", "nop"})
-COMMUTATIVE = frozenset({"add", "mul", "eq", "and", "xor"})
 # The stateful effects: a schedule keeps their order (RAM reads too: they may alias writes).
 STATEFUL = ("public_input", "public_output", "secret_input", "secret_digests")
 

@@ -37,9 +37,8 @@ from dataclasses import dataclass
 
 from compiler.search.dag import _canonical, _chained, _move, _touched
 from vm.field import P
-from vm.isa import BY_NAME, Flow
+from vm.isa import BY_NAME, MOVES, Flow
 
-STACK_MOVES = frozenset({"dup", "swap", "pick", "place", "pop", "nop"})
 # a constant c with x op c = c op x = x for every x the instruction takes
 NEUTRAL = {"add": (0,), "mul": (1,), "xor": (0,)}
 
@@ -87,7 +86,7 @@ def trace(instructions, terms: Terms) -> Trace:
         row = BY_NAME[name]
         if row.flow is not Flow.STRAIGHT:
             return Trace(entries, stack, state["touched"], effects, tuple(pairs[position:]))
-        if name in STACK_MOVES:
+        if name in MOVES:
             need(0 if name == "nop" else argument + (name != "pop"))
             _move(stack, name, argument)
             continue

@@ -38,8 +38,9 @@ CONTROL_FLOW = frozenset(
     row.name for row in INSTRUCTIONS if row.flow not in (Flow.STRAIGHT, Flow.HALT)
 )
 # A `skiz` is taken in a block only before one of these: they keep the stack height and
-# have no effect or failure, so the block's result is a select between two stacks.
-SELECTABLE = frozenset({"swap", "pick", "place", "nop", "addi"})
+# have no effect or failure, so the block's result is a select between two stacks (swap,
+# pick, place, nop, addi).
+SELECTABLE = frozenset(row.name for row in INSTRUCTIONS if row.effect_free and not row.delta)
 
 
 class BlockError(ValueError):
