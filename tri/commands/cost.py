@@ -9,7 +9,7 @@ program table and the attestation rows reproduce the measured heights exactly).
 A module (no `main`) has no inputs of its own: each public function runs on the bench
 cases of `tri bench` (`compiler.cost_runs`), and the report is per function.
 
-RC's static estimate (`compiler/tir/cost.py`, docs/backend.md) is shown only with `--estimate`,
+RC's static estimate (`compiler/check/cost_estimate.py`, docs/backend.md) is shown only with `--estimate`,
 after the exact figures and labelled: it is computed from the source, not the code (a
 builtin costs its table entry whatever it lowers to, `sponge_absorb_mem` 1 cycle for 7
 instructions; the stack manager's moves, the branch and loop shapes and the peephole are
@@ -642,7 +642,7 @@ def _percent(part: int, whole: int) -> str:
 
 
 def estimate_report(checked, owners: dict[str, str]) -> dict:
-    from compiler.tir.cost import function_costs, program_cost
+    from compiler.check.cost_estimate import function_costs, program_cost
 
     cost = program_cost(checked)
     labels = sorted(set(owners.values()))

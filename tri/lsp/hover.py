@@ -4,7 +4,7 @@ what the toolchain computes about it without running it.
 For a function: its signature, the comment above it, and
 
 * the static cost estimate of one call that `tri cost --estimate` prints per function
-  (`compiler.tir.cost.function_costs`: computed from the source, each loop counted to its
+  (`compiler.check.cost_estimate.function_costs`: computed from the source, each loop counted to its
   bound; callees included), one line per checked instance (a size-generic function has one
   per size binding), for an intrinsic the builtin's row of that table;
 * the stack-width budget that `tri check --stack` prints (`compiler.check.budget`).
@@ -19,7 +19,7 @@ from __future__ import annotations
 from compiler.check.budget import WINDOW, stack_budget
 from compiler.syntax import ast
 from compiler.syntax.formatter import expression_text, type_text
-from compiler.tir.cost import BUILTIN_COSTS, Cost, function_costs
+from compiler.check.cost_estimate import BUILTIN_COSTS, Cost, function_costs
 from tri.lsp.analysis import Analysis
 from tri.lsp.navigation import Target
 

@@ -1,4 +1,4 @@
-"""RC's static cost estimate (docs/backend.md, Cost), per function: checked AST -> `Cost`.
+"""RC's static cost estimate (docs/backend.md, Cost), per checked function: checked AST -> `Cost`.
 
 Six tables, in RC's order: processor, hash, u32, op_stack, ram, jump_stack.
 Builtins and operators cost RC's vector for each; `let` costs its value
