@@ -1,23 +1,39 @@
 """The builtin functions (docs/reference.md, Builtins), as one table.
 
 Each row gives a builtin's signature and the TASM a correct lowering emits
-with the arguments pushed left to right (first argument deepest).  The
-checker reads the signatures, the reference evaluator implements each row
-(with a coverage test), and the back end emits the instructions.
-`touches_state` marks builtins that `#[pure]` functions may not call and that no
-rewrite may drop or move: it is not written in the table but read off the TASM, from the
-instruction table's facts (vm.isa: an instruction that reads or writes the public or
-secret input or output, RAM or the sponge), so it cannot disagree with what the code does.
+with the arguments pushed left to right (first argument deepest), and what the builder's
+value ranges (compiler.tir.ranges) may assume of it: an upper bound of each word of its
+result from the bounds of its arguments (`bound`), and for a builtin that can fail, the
+arguments whose being below 2^32 rules the failure out (`checked`).  The checker reads the
+signatures, the reference evaluator implements each row (with a coverage test), and the
+back end emits the instructions.
+
+Three facts are not written in the table but read off the TASM through the instruction
+table's facts (vm.isa), so they cannot disagree with what the code does: `touches_state`
+(an instruction reads or writes the public or secret input or output, RAM or the sponge:
+`#[pure]` functions may not call it and no rewrite may drop or move it), `can_fail` (an
+instruction can raise an error the structure of compiled code does not rule out) and
+`hashes` (it uses the hash co-processor: evaluating it where the program would not have
+costs hash-table rows).
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from compiler.check.types import BOOL, DIGEST, FIELD, U32, UNIT, XFIELD, ArrayType, TupleType, Type
-from vm.isa import EFFECT_AMOUNTS, instruction_set
+from vm.field import P
+from vm.isa import EFFECT_AMOUNTS, Failure, instruction_set
 
 _INSTRUCTIONS = instruction_set("rel")
+# What compiled code's structure rules out: every builtin runs on a deep enough stack.
+_STRUCTURAL = frozenset({Failure.TOO_SHALLOW})
+U32_MAX = 2**32 - 1
+UNKNOWN = P - 1  # a bound that says nothing
+HIGH_MAX = (P - 1) >> 32  # the high word of a field element (split)
+
+Bound = Callable[[list[int]], list[int]]  # argument bounds -> result word bounds
 
 
 @dataclass(frozen=True)
@@ -26,18 +42,32 @@ class Builtin:
     params: tuple[Type, ...]
     result: Type
     tasm: tuple[str, ...]
-    # whether its TASM reads or changes anything but the op stack (see above)
+    # what value ranges may assume (see above; not part of the builtin's identity)
+    bound: Bound | None = field(default=None, compare=False, repr=False)  # None: unknown
+    checked: tuple[int, ...] | None = field(default=None, compare=False)  # None: none
+    # read off the TASM (see above)
     touches_state: bool = field(init=False)
+    can_fail: bool = field(init=False)
+    hashes: bool = field(init=False)
 
     def __post_init__(self) -> None:
-        touches = any(_touches_state(line) for line in self.tasm)
-        object.__setattr__(self, "touches_state", touches)
+        lines = [_instruction(line) for line in self.tasm]
+        facts = {
+            "touches_state": any(_touches_state(row, number) for row, number in lines),
+            "can_fail": any(row.failures - _STRUCTURAL for row, _ in lines),
+            "hashes": any(row.hash_rows for row, _ in lines),
+        }
+        for name, value in facts.items():
+            object.__setattr__(self, name, value)
 
 
-def _touches_state(line: str) -> bool:
+def _instruction(line: str) -> tuple:
     name, _, argument = line.partition(" ")
-    instruction = _INSTRUCTIONS[name]
     number = int(argument) if argument.strip().lstrip("-").isdigit() else None
+    return _INSTRUCTIONS[name], number
+
+
+def _touches_state(instruction, number: int | None) -> bool:
     amounts = (getattr(instruction, fact).at(number) for fact in EFFECT_AMOUNTS)
     return instruction.sponge or any(amounts)
 
@@ -46,8 +76,17 @@ def _fields(count: int) -> tuple[Type, ...]:
     return (FIELD,) * count
 
 
-def _row(name, params, result, tasm) -> Builtin:
-    return Builtin(name, tuple(params), result, tuple(tasm.split(";")) if tasm else ())
+def bounded_sum(a: int, b: int) -> int:
+    return a + b if a + b < P else UNKNOWN
+
+
+def bounded_product(a: int, b: int) -> int:
+    return a * b if a * b < P else UNKNOWN
+
+
+def _row(name, params, result, tasm, bound=None, checked=None) -> Builtin:
+    code = tuple(tasm.split(";")) if tasm else ()
+    return Builtin(name, tuple(params), result, code, bound, checked)
 
 
 _ROWS = [
@@ -70,18 +109,25 @@ _ROWS = [
     _row("assert_eq", _fields(2), UNIT, "eq;assert"),
     _row("assert_digest", (DIGEST, DIGEST), UNIT, "assert_vector;pop 5"),
     # field arithmetic
-    _row("field_add", _fields(2), FIELD, "add"),
-    _row("field_mul", _fields(2), FIELD, "mul"),
-    _row("sub", _fields(2), FIELD, "push -1;mul;add"),
-    _row("neg", _fields(1), FIELD, "push -1;mul"),
+    _row("field_add", _fields(2), FIELD, "add", lambda a: [bounded_sum(a[0], a[1])]),
+    _row("field_mul", _fields(2), FIELD, "mul", lambda a: [bounded_product(a[0], a[1])]),
+    _row("sub", _fields(2), FIELD, "push -1;mul;add", lambda a: [UNKNOWN]),
+    _row("neg", _fields(1), FIELD, "push -1;mul", lambda a: [UNKNOWN]),
     _row("inv", _fields(1), FIELD, "invert"),
     # conversions and u32 operations
-    _row("as_u32", _fields(1), U32, "split;swap 1;push 0;eq;assert"),
-    _row("as_field", (U32,), FIELD, ""),
-    _row("split", _fields(1), TupleType((U32, U32)), "split"),
-    _row("log2", (U32,), U32, "log_2_floor"),
-    _row("pow", (U32, U32), U32, "swap 1;pow"),
-    _row("popcount", (U32,), U32, "pop_count"),
+    _row(
+        "as_u32",
+        _fields(1),
+        U32,
+        "split;swap 1;push 0;eq;assert",
+        lambda a: [min(a[0], U32_MAX)],
+        checked=(0,),
+    ),
+    _row("as_field", (U32,), FIELD, "", lambda a: [a[0]]),
+    _row("split", _fields(1), TupleType((U32, U32)), "split", lambda a: [HIGH_MAX, U32_MAX]),
+    _row("log2", (U32,), U32, "log_2_floor", lambda a: [31]),
+    _row("pow", (U32, U32), U32, "swap 1;pow", lambda a: [UNKNOWN], checked=(1,)),
+    _row("popcount", (U32,), U32, "pop_count", lambda a: [32], checked=(0,)),
     # hashing
     _row("hash", _fields(10), DIGEST, "hash"),
     _row("sponge_init", (), UNIT, "sponge_init"),
@@ -125,4 +171,5 @@ def narrowed(builtin: Builtin, params: tuple, result: Type) -> Builtin | None:
     drop = NARROWINGS.get((builtin.name, result))
     if drop is None or params != builtin.params:
         return None
-    return Builtin(builtin.name, params, result, (*builtin.tasm, *drop.split(";")))
+    tasm = (*builtin.tasm, *drop.split(";"))
+    return Builtin(builtin.name, params, result, tasm, builtin.bound, builtin.checked)

@@ -9,55 +9,29 @@ may be handed anything, and the evaluator only fails where an operation checks):
 `==` and `<` (0 or 1), `&` (at most either operand), `^`, `split` and `/%` (u32 results, or
 the operation fails; a quotient by a constant d at most the dividend's bound // d), `log2`
 (at most 31), `popcount` (at most 32), `as_u32` (at most 2^32 - 1 or it fails), and `+`,
-`*` of bounded operands that cannot wrap.  `known(var)` gives the bounds the builder
+`*` of bounded operands that cannot wrap; a builtin's bound is a column of its row
+(compiler.builtins).  `known(var)` gives the bounds the builder
 recorded for a name (an immutable `let` of a bounded value, or a mutable name's at that
 point: compiler.tir.flow_ranges).
 
 `can_fail(expr, ...)` is whether evaluating `expr` may stop the run: a u32 operation on an
-operand not known to be below 2^32, `as_u32` of one, `inv`, `log2`, `/%`, assertions, calls.
+operand not known to be below 2^32, `as_u32` of one, `inv`, `log2`, `/%`, assertions, calls
+(a builtin can fail where its TASM can, unless its checked arguments are known u32s).
 `speculable(expr, ...)` is whether it may be evaluated whether or not the program would have:
-no state touched (I/O, RAM, sponge, hashing), no call, nothing that can fail.
+no state touched (I/O, RAM, sponge), no hashing, no call, nothing that can fail.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
-from compiler.builtins import Builtin
+from compiler.builtins import U32_MAX, UNKNOWN, Builtin, bounded_product, bounded_sum
 from compiler.check.bodies import ConstRef
 from compiler.check.types import XFIELD
 from compiler.syntax import ast
 from vm.field import P
 
-U32_MAX = 2**32 - 1
-UNKNOWN = P - 1
-HIGH_MAX = (P - 1) >> 32  # the high word of a field element (split)
-
 Known = Callable[[ast.Var], "list[int] | None"]
-
-# Builtins that neither touch state nor fail on any input, and their bound (by argument bounds).
-_TOTAL = {
-    "as_field": lambda a: a[0],
-    "field_add": lambda a: _sum(a[0], a[1]),
-    "field_mul": lambda a: _product(a[0], a[1]),
-    "sub": lambda a: UNKNOWN,
-    "neg": lambda a: UNKNOWN,
-}
-# Builtins that fail on some inputs (u32 checks): bound of the result, and which arguments
-# must be below 2^32 for them not to fail.
-_CHECKED = {
-    "as_u32": (lambda a: min(a[0], U32_MAX), (0,)),
-    "popcount": (lambda a: 32, (0,)),
-    "pow": (lambda a: UNKNOWN, (1,)),
-}
-
-
-def _sum(a: int, b: int) -> int:
-    return a + b if a + b < P else UNKNOWN
-
-
-def _product(a: int, b: int) -> int:
-    return a * b if a * b < P else UNKNOWN
 
 
 def bound(expr, instance, known: Known) -> int:
@@ -84,9 +58,9 @@ def bounds(expr, instance, known: Known) -> list[int] | None:
             left, right = bound(expr.left, instance, known), bound(expr.right, instance, known)
             match expr.operator:
                 case "+":
-                    return [_sum(left, right)]
+                    return [bounded_sum(left, right)]
                 case "*":
-                    return [_product(left, right)]
+                    return [bounded_product(left, right)]
                 case "==" | "<":
                     return [1]
                 case "&":
@@ -101,16 +75,9 @@ def bounds(expr, instance, known: Known) -> list[int] | None:
             target = instance.calls.get(expr)
             if not isinstance(target, Builtin):
                 return None
-            arguments = [bound(argument, instance, known) for argument in expr.arguments]
-            if target.name in _TOTAL:
-                return [_TOTAL[target.name](arguments)]
-            if target.name in _CHECKED:
-                return [_CHECKED[target.name][0](arguments)]
-            match target.name:
-                case "split":
-                    return [HIGH_MAX, U32_MAX]
-                case "log2":
-                    return [31]
+            if target.bound is None:
+                return None
+            return target.bound([bound(argument, instance, known) for argument in expr.arguments])
     return None
 
 
@@ -151,11 +118,11 @@ def can_fail(expr, instance, known: Known) -> bool:
                 return True
             if any(can_fail(argument, instance, known) for argument in expr.arguments):
                 return True
-            if target.name in _TOTAL or target.name == "split":
+            if not target.can_fail:
                 return False
-            if target.name in _CHECKED:
-                checked = _CHECKED[target.name][1]
-                return any(bound(expr.arguments[i], instance, known) > U32_MAX for i in checked)
+            if target.checked is not None:
+                arguments = (expr.arguments[i] for i in target.checked)
+                return any(bound(argument, instance, known) > U32_MAX for argument in arguments)
     return True
 
 
@@ -168,9 +135,7 @@ def speculable(expr, instance, known: Known) -> bool:
             parts = [expr.left, expr.right]
         case ast.Call():
             target = instance.calls.get(expr)
-            if not isinstance(target, Builtin) or target.touches_state:
-                return False
-            if target.name not in _TOTAL and target.name not in _CHECKED and target.name != "split":
+            if not isinstance(target, Builtin) or target.touches_state or target.hashes:
                 return False
             parts = list(expr.arguments)
         case _:
