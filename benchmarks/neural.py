@@ -5,7 +5,7 @@ For the held-out modules and, labelled as such, the training modules
 built once per row:
 
 * `-O1`: the classical build, the reference of every column;
-* `unguided search`: `-O2`'s search (compiler.search.schedule.search_schedule);
+* `unguided search`: `-O2`'s search (compiler.blocks.schedule.search_schedule);
 * `search + <policy>`: the policy-guided search (compiler.search.guided) with the
   uniform-random control, the frequency-table control, and every `--policy` given; one
   such row per `--guide-weights` weight (0 by default: the policy breaks A*'s ties);
@@ -54,16 +54,16 @@ from pathlib import Path
 from report import print_table  # benchmarks/report.py
 from search import run_cases  # benchmarks/search.py
 
+from compiler.blocks.dag import DagError, build_dag
+from compiler.blocks.schedule import Result, cost, search_schedule
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
 from compiler.driver import compile_program
 from compiler.lower.classical import CLASSICAL
 from compiler.neural.dataset import split
-from compiler.search.dag import DagError, build_dag
 from compiler.search.guided import decode_greedy, guided_schedule, led_schedule
 from compiler.search.lowerer import SearchLowerer
 from compiler.search.policies import UniformRandomPolicy, frequency_policy
-from compiler.search.schedule import Result, cost, search_schedule
 from vm.tables import heights
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -25,15 +25,15 @@ import time
 
 from report import print_table  # benchmarks/report.py
 
+from compiler.blocks.dag import build_dag
+from compiler.blocks.schedule import Problem
 from compiler.driver import model_program
 from compiler.neural.dataset import load_dataset
 from compiler.neural.encoding import EncodingTooLarge
 from compiler.neural.language_model import VM_LEVEL, LanguageModel
 from compiler.neural.model import SHIPPED
 from compiler.neural.weights import load_weights
-from compiler.search.dag import build_dag
 from compiler.search.moves import State, legal_moves, start
-from compiler.search.schedule import Problem
 from vm.jit import runtime
 
 

@@ -69,7 +69,7 @@ def finishing(path: Path):
 
 def _rank_cycles_first() -> None:
     """Builds compared by (padded height, cycles, tallest table, words) in this process."""
-    import compiler.search.objective as module
+    import compiler.blocks.objective as module
 
     specified = module.objective
 

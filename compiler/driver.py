@@ -22,6 +22,7 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import cache
 
+from compiler.blocks.objective import objective
 from compiler.levels import DEFAULT_LEVEL, LEVELS
 from compiler.lower.blocks import BlockLowerer
 from compiler.lower.classical import CLASSICAL
@@ -29,7 +30,6 @@ from compiler.optimize.unroll import unrollable
 from compiler.pipeline import Compiled, Dump, Options, build, run_steps, steps
 from compiler.search import budget
 from compiler.search.lowerer import SearchLowerer
-from compiler.search.objective import objective
 from vm import tasm
 
 
@@ -50,7 +50,7 @@ def compile_program(
 
     The blocks are lowered by `lowerer`: the classical one, or at a searching level the
     search (compiler.search.lowerer).  A build at a never-costlier level is never costlier
-    than `-O1`: both are compared by `compiler.search.objective` on the runs
+    than `-O1`: both are compared by `compiler.blocks.objective` on the runs
     `profile(program)` gives (every instruction once without a profile), and unless it is
     strictly cheaper the `-O1` program is the result.  With loops unrolled, the unrolled
     program with classical blocks is a third candidate (`never_costlier`).  `-O3` adds the

@@ -12,7 +12,7 @@ bound), and for a builtin call the builtin it resolves to.  It travels with the 
   check takes the origin of the -O1 instruction that checks the same condition;
 * the peephole engine gives each instruction a rewrite produces the origin of the first
   instruction of the matched pattern with the same name, else the pattern's first origin
-  (`compiler.optimize.engine.rewrite`): an `assert` stays where its `assert` was, and a
+  (`compiler.blocks.rule_engine.rewrite`): an `assert` stays where its `assert` was, and a
   folded sequence stays with the construct it started;
 * the linker keeps the order of instructions, which is the assembled program's, so
   `program_origins(asm)` is one entry per instruction of the program (None for the entry

@@ -143,9 +143,9 @@ def load_model_weights(path: str | None = None):
 
 def check_blocks(count: int = CHECK_BLOCKS) -> list:
     """The first `count` training-set blocks the model takes, as DAGs."""
+    from compiler.blocks.dag import build_dag
     from compiler.neural.dataset import load_dataset
     from compiler.neural.encoding import fits
-    from compiler.search.dag import build_dag
 
     dags = []
     for block in load_dataset()["blocks"]:

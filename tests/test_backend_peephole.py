@@ -15,11 +15,11 @@ import random
 import pytest
 from test_backend_differential import PROGRAM_PATHS, compare_program, inputs_for
 
+from compiler.blocks.rule_engine import Rule, rewrite
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
 from compiler.lower.control import lower
 from compiler.lower.link import link
-from compiler.optimize.engine import Rule, rewrite
 from compiler.optimize.passes import optimize_items, optimize_tasm, optimize_tir
 from compiler.optimize.proofs import RULE_TABLES, instance_blocks, prove_rule
 from compiler.optimize.rules import SKIZ_RULES, TASM_RULES, TIR_RULES

@@ -4,8 +4,8 @@ files with `-o DIR`; private items are left out and source text is escaped in HT
 
 from cli_helpers import tri
 
-from compiler.pipeline import Options, check_source
 from compiler.check.cost_estimate import function_costs
+from compiler.pipeline import Options, check_source
 
 MODULE = """// Shapes and their areas.
 module shapes

@@ -21,6 +21,8 @@ from pathlib import Path
 import pytest
 from corpus_blocks import corpus_blocks
 
+from compiler.blocks.dag import DagError, build_dag
+from compiler.blocks.schedule import Problem, cost, search_schedule
 from compiler.neural.dataset import (
     build_dataset,
     dataset_hash,
@@ -28,7 +30,6 @@ from compiler.neural.dataset import (
     replay_steps,
     split,
 )
-from compiler.search.dag import DagError, build_dag
 from compiler.search.guided import (
     GAP_CAP,
     GAP_UNIT,
@@ -47,7 +48,6 @@ from compiler.search.policies import (
     load_table,
     table_hash,
 )
-from compiler.search.schedule import Problem, cost, search_schedule
 from compiler.verify import Assumptions, check_equivalent
 from vm.isa import instruction_set
 
@@ -242,8 +242,8 @@ import json, sys
 sys.path.insert(0, "tests")
 from test_guided import _runs
 from compiler.search.moves import legal_moves, start
-from compiler.search.schedule import Problem
-from compiler.search.dag import build_dag
+from compiler.blocks.schedule import Problem
+from compiler.blocks.dag import build_dag
 from compiler.search.policies import UniformRandomPolicy
 dag = build_dag([("dup", 1), ("push", 3), ("mul", None), ("swap", 2), ("add", None)])
 problem = Problem(dag)

@@ -8,6 +8,8 @@ here fails the moment a change adds an edge it forbids:
   neural optimizer (compiler.neural): it runs named steps with one finished options value;
 * compiler.neural never imports the driver: the driver builds the model's policy and hands
   it a compiled program, so the two cannot form a cycle;
+* the blocks core (compiler.blocks) imports none of the packages that build on it: the
+  peephole passes, the search, the superoptimizer, lowering and the model;
 * the cycles of the package graph are exactly the tangles still to be cut (`TANGLES`): a
   new cycle fails, and so does a cut one that is still listed, so the list only shrinks.
 
@@ -40,7 +42,6 @@ TANGLES = {
             "compiler.tir",
         }
     ),
-    frozenset({"compiler.optimize", "compiler.search", "compiler.superopt"}),
     frozenset({"vm.field", "vm.field_kernels"}),
     frozenset({"vm.tip5", "vm.tip5_kernels"}),
     frozenset({"tri.commands", "tri.lsp"}),
@@ -139,6 +140,27 @@ def test_the_model_never_imports_the_driver():
         if _package(module) == "compiler.neural":
             chain = _reaches(module, "compiler.driver")
             assert chain is None, " -> ".join(chain)
+
+
+BLOCKS_USERS = (
+    "compiler.optimize", "compiler.search", "compiler.superopt", "compiler.lower",
+    "compiler.neural", "compiler.driver", "compiler.pipeline",
+)  # fmt: skip
+
+
+def test_the_blocks_core_imports_none_of_its_users():
+    core = [module for module in MODULES if _package(module) == "compiler.blocks"]
+    assert len(core) >= 6
+    for module in core:
+        for forbidden in BLOCKS_USERS:
+            chain = _reaches(module, forbidden)
+            assert chain is None, " -> ".join(chain)
+    importers = {
+        _package(module)
+        for module, imported in IMPORTS.items()
+        if any(_package(target) == "compiler.blocks" for target in imported)
+    }
+    assert {"compiler.optimize", "compiler.search", "compiler.superopt"} <= importers
 
 
 def test_the_package_graph_has_no_cycle_but_the_listed_tangles():

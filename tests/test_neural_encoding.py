@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from corpus_blocks import corpus_blocks
 
+from compiler.blocks.dag import build_dag
 from compiler.neural import encoding as features
 from compiler.neural.encoding import EncodingTooLarge, encode, fits
 from compiler.neural.model import Model, initial_parameters
-from compiler.search.dag import build_dag
 from vm.isa import INSTRUCTIONS
 from vm.tasm import parse
 

@@ -15,6 +15,8 @@ import numpy as np
 import pytest
 from corpus_blocks import corpus_blocks
 
+from compiler.blocks.dag import build_dag
+from compiler.blocks.schedule import Problem, plain_schedule
 from compiler.neural import encoding as features
 from compiler.neural import fixed, tensor
 from compiler.neural import fixed_numpy as fx
@@ -30,10 +32,8 @@ from compiler.neural.model import (
     part_counts,
     summary,
 )
-from compiler.search.dag import build_dag
 from compiler.search.guided import decode_greedy
 from compiler.search.moves import State, legal_moves, start
-from compiler.search.schedule import Problem, plain_schedule
 from compiler.verify import Assumptions, check_equivalent
 from vm.isa import instruction_set
 from vm.tasm import Op

@@ -22,14 +22,14 @@ import numpy as np
 import pytest
 
 import vm.jit
+from compiler.blocks.dag import build_dag
+from compiler.blocks.schedule import Problem
 from compiler.neural import language_layout as layout
 from compiler.neural.dataset import load_dataset
 from compiler.neural.language_model import LanguageModel, LanguagePolicy
 from compiler.neural.model import SHIPPED, Model, NeuralPolicy, initial_parameters
 from compiler.neural.weights import load_weights
-from compiler.search.dag import build_dag
 from compiler.search.moves import State, legal_moves, start
-from compiler.search.schedule import Problem
 
 ROOT = Path(__file__).resolve().parents[1]
 SEED = 5

@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from cli_helpers import tri
 
+from compiler.blocks.dag import build_dag
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
 from compiler.driver import compile_program
@@ -30,7 +31,6 @@ from compiler.neural.program_model import (
     program_policy,
 )
 from compiler.neural.weights import WeightsError, load_weights, save_weights
-from compiler.search.dag import build_dag
 from compiler.search.guided import decode_greedy
 from compiler.search.moves import KINDS
 from compiler.verify import Assumptions, check_equivalent

@@ -16,9 +16,8 @@ from collections import Counter
 import pytest
 from corpus_blocks import corpus_blocks
 
-from compiler.search.dag import build_dag
-from compiler.search.moves import State, legal_moves, start
-from compiler.search.schedule import (
+from compiler.blocks.dag import build_dag
+from compiler.blocks.schedule import (
     Problem,
     ScheduleError,
     common_length,
@@ -28,7 +27,8 @@ from compiler.search.schedule import (
     plain_schedule,
     search_schedule,
 )
-from compiler.search.windows import windowed_schedule
+from compiler.blocks.windows import windowed_schedule
+from compiler.search.moves import State, legal_moves, start
 from compiler.verify import Assumptions, check_equivalent
 from vm.isa import instruction_set
 from vm.tasm import Op, parse

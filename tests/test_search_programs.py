@@ -31,11 +31,11 @@ from test_backend_differential import (
     run_vm,
 )
 
+from compiler.blocks.objective import objective
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
 from compiler.driver import compile_program
 from compiler.levels import LEVELS
-from compiler.search.objective import objective
 from vm.tables import heights
 
 RANDOM_CASES = 25

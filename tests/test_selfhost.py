@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 from corpus import corpus
 
+from compiler.blocks.dag import build_dag
 from compiler.neural.model import PARAMETERS, initial_parameters
 from compiler.neural.weights import save_weights
-from compiler.search.dag import build_dag
 from compiler.search.moves import PolicyDeclined
 from selfhost.stages import FirstBlocks
 from tri.cli import main
@@ -192,8 +192,8 @@ def test_retraining_improves_the_weights_until_they_settle(random_weights):
 
 
 def test_the_optimizer_s_own_blocks_are_training_entries():
+    from compiler.blocks.schedule import cost
     from compiler.neural.dataset import trajectory
-    from compiler.search.schedule import cost
     from selfhost.retrain import OWN_MODULE, own_blocks
 
     found = own_blocks(4)

@@ -16,8 +16,8 @@ import random
 
 import pytest
 
+from compiler.blocks.rule_engine import rewrite
 from compiler.lower.blocks import Block, Contract
-from compiler.optimize.engine import rewrite
 from compiler.optimize.rules import TASM_RULES
 from compiler.search.lowerer import SearchLowerer, o2_rules
 from compiler.superopt import database

@@ -7,7 +7,7 @@ make it taller: u32_growth.tri's `as_u32` checks were `dup 0 pop_count pop 1` at
 a value checked by `pop_count` in one function and by `div_mod` in another counted
 twice (u32 table 4,641 -> 9,269 rows at this test's seed, padded height 8,192 ->
 16,384).  A block is now changed only if it records no u32-table entry its `-O1` code
-does not (compiler.search.u32_entries).
+does not (compiler.blocks.u32_entries).
 
 * u32_growth.tri at n = 36 with random 32-bit words (fixed seed), through `tri cost
   --json` at -O1, -O2 and -O3: no table and no padded height above -O1's.
@@ -28,9 +28,9 @@ import pytest
 from cli_helpers import HEIGHT_NAMES, tri
 from test_search_programs import PROGRAM_PATHS, SEARCH_LEVELS, built, case_runs
 
+from compiler.blocks.objective import strictly_cheaper
+from compiler.blocks.u32_entries import covered
 from compiler.search.lowerer import o2_rules
-from compiler.search.objective import strictly_cheaper
-from compiler.search.u32_entries import covered
 from compiler.superopt import database
 from vm.tables import heights
 

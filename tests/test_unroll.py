@@ -29,6 +29,7 @@ from test_backend_differential import (
     run_vm,
 )
 
+from compiler.blocks.objective import objective
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
 from compiler.driver import compile_program
@@ -37,7 +38,6 @@ from compiler.lower.classical import CLASSICAL
 from compiler.optimize.unroll import unrollable
 from compiler.pipeline import BACK_END, Options, run_steps, steps
 from compiler.search.lowerer import SearchLowerer
-from compiler.search.objective import objective
 from vm import tasm
 
 ROOT = Path(__file__).resolve().parent.parent

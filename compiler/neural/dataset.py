@@ -37,16 +37,16 @@ import json
 import time
 from pathlib import Path
 
+from compiler.blocks.dag import DagError, build_dag
+from compiler.blocks.rule_engine import rewrite
+from compiler.blocks.schedule import Problem, ScheduleError, cost, search_schedule, size
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
-from compiler.optimize.engine import rewrite
 from compiler.pipeline import Options, build
 from compiler.search.budget import BlockRecorder
-from compiler.search.dag import DagError, build_dag
 from compiler.search.lowerer import SearchLowerer, o2_rules
 from compiler.search.moves import State, legal_moves, start
 from compiler.search.policies import TABLE, frequency_table, save_table
-from compiler.search.schedule import Problem, ScheduleError, cost, search_schedule, size
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 BUDGET = 20_000  # states the target search may expand per block

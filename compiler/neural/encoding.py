@@ -1,6 +1,6 @@
 """A block's DAG as the model's input tokens (optimizer.md §5).
 
-Input: a `Dag` (compiler.search.dag) and the entry slots the block's contract knows to
+Input: a `Dag` (compiler.blocks.dag) and the entry slots the block's contract knows to
 be u32 (`Contract.u32_entry`, entry depths, 0 = top: the `Dag` itself does not carry
 them).  Output: `encode(dag, u32_entry) -> Encoding`, small integer tuples, one entry
 per token:
@@ -9,7 +9,7 @@ per token:
   the DAG's nodes in block order (token `entry + i` is node i, constants included).  At
   most `MAX_ENTRY` = 16 entry slots and `MAX_NODES` = 32 nodes: a larger DAG raises
   `EncodingTooLarge`, and the model has no policy for it (the search runs unguided
-  there; the search's windows (compiler.search.windows) keep most blocks within it).
+  there; the search's windows (compiler.blocks.windows) keep most blocks within it).
 * **op**: the node's row in the instruction table (`vm.isa.INSTRUCTIONS`, by position,
   so a new row changes nothing before it); entry slots have `ENTRY_OP`, one past the
   table.
@@ -44,8 +44,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from compiler.blocks.dag import Dag
 from compiler.neural.fixed import HALF_P, P
-from compiler.search.dag import Dag
 from compiler.search.moves import PolicyDeclined
 from vm.isa import INSTRUCTIONS
 

@@ -28,8 +28,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from compiler.blocks.dag import build_dag
 from compiler.neural.model import NeuralPolicy
-from compiler.search.dag import build_dag
 from compiler.search.guided import decode_greedy
 from compiler.verify import check_equivalent
 from compiler.verify.assumptions import Assumptions

@@ -31,6 +31,8 @@ from pathlib import Path
 
 import numpy as np
 
+from compiler.blocks.dag import Dag
+from compiler.blocks.schedule import Problem
 from compiler.check.checker import check
 from compiler.check.resolve import load_project
 from compiler.levels import CLASSICAL_LEVELS
@@ -46,9 +48,7 @@ from compiler.neural.model import (
     state_tokens,
 )
 from compiler.pipeline import Options, build
-from compiler.search.dag import Dag
 from compiler.search.moves import KINDS, Move, State
-from compiler.search.schedule import Problem
 from tri.api import ENGINES
 from vm.ram import RamImage
 from vm.tasm import Program

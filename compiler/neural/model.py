@@ -55,13 +55,13 @@ from pathlib import Path
 
 import numpy as np
 
+from compiler.blocks.dag import Dag
+from compiler.blocks.schedule import Problem
 from compiler.neural import encoding as features
 from compiler.neural.backends import FixedNumpy
 from compiler.neural.encoding import Encoding, encode
 from compiler.neural.fixed import ONE
-from compiler.search.dag import Dag
 from compiler.search.moves import KINDS, Move, State
-from compiler.search.schedule import Problem
 
 WIDTH = 64
 HEADS = 2

@@ -46,6 +46,8 @@ from pathlib import Path
 
 import numpy as np
 
+from compiler.blocks.dag import Dag, build_dag
+from compiler.blocks.schedule import Problem
 from compiler.neural import fixed_numpy as fx
 from compiler.neural.encoding import Encoding, encode
 from compiler.neural.language_layout import BLOCK_INPUT, PREPARED, SCRATCH, WEIGHTS
@@ -55,9 +57,7 @@ from compiler.neural.language_model import (
     encoding_cells,
     state_input,
 )
-from compiler.search.dag import Dag, build_dag
 from compiler.search.moves import Move, State
-from compiler.search.schedule import Problem
 from tri.api import ENGINES
 from vm.ram import RamImage
 from vm.tasm import Program

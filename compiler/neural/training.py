@@ -30,13 +30,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from compiler.blocks.dag import Dag, build_dag
+from compiler.blocks.schedule import Problem
 from compiler.neural.evolution import LIMIT
 from compiler.neural.fixed import ONE
 from compiler.neural.model import Model, NeuralPolicy
 from compiler.neural.tensor import GELU_SLOPE, SIGMOID_CLAMP, SIGMOID_CUBIC, SIGMOID_LINEAR
-from compiler.search.dag import Dag, build_dag
 from compiler.search.moves import Move, State, legal_moves, start
-from compiler.search.schedule import Problem
 
 
 class TrainingError(RuntimeError):

@@ -9,7 +9,7 @@ counts on this (`trailing_zeros` is `dup 0 addi -1 xor pop_count addi -1`: the `
 the only check of x - 1).
 
 `merge_checks(items)` takes one straight-line TASM run (`(name, arg)` pairs with origins,
-compiler.optimize.engine) and drops each check that the equivalence checker
+compiler.blocks.rule_engine) and drops each check that the equivalence checker
 (compiler.verify) proves redundant: the run from the check to its end, or to the first
 `write_io` after it, is compared with the same run without the check -- they must fail on
 the same entry states and otherwise leave the same state.  The window stops before a

@@ -20,7 +20,7 @@ under `counts made products`.  Answers are remembered per window.
 
 from __future__ import annotations
 
-from compiler.optimize.engine import Item, origin_of
+from compiler.blocks.rule_engine import Item, origin_of
 from compiler.verify import check_equivalent
 from vm.isa import BOOLEAN_RESULT, BY_NAME, Arg
 from vm.tasm import Op

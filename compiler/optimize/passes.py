@@ -3,7 +3,7 @@
 `optimize_tir` and `optimize_tasm` run each language's steps in order.
 
 They cut code into straight-line runs and hand each run to the rule engine
-(compiler.optimize.engine) with their rule table (compiler.optimize.rules).
+(compiler.blocks.rule_engine) with their rule table (compiler.optimize.rules).
 No rewrite crosses a run boundary: in TIR, structured ops, calls, returns
 and comments; in TASM, labels and control instructions -- and the one
 instruction after `skiz` is never touched (it is executed conditionally).
@@ -13,10 +13,10 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+from compiler.blocks.rule_engine import Item, inherit, match, origin_of, replacement, rewrite
 from compiler.lower.asm import CONTROL, AsmFunction, AsmProgram, Instr, Label
 from compiler.optimize.checks import merge_checks
 from compiler.optimize.conjunctions import conjoin
-from compiler.optimize.engine import Item, inherit, match, origin_of, replacement, rewrite
 from compiler.optimize.inline_tir import inline_small
 from compiler.optimize.rules import SELECT_RULES, SKIZ_RULES, TASM_RULES, TIR_RULES
 from compiler.optimize.shuffles import shorten

@@ -1,6 +1,6 @@
 """Proofs of the peephole rules with the equivalence checker, for every argument.
 
-Input: a `Rule` (compiler.optimize.engine) and the table it belongs to:
+Input: a `Rule` (compiler.blocks.rule_engine) and the table it belongs to:
 `tir` (TIR ops, compared through their TASM templates), `tasm`, `skiz` (rules
 applied only right before a `skiz`, which looks at nothing but whether the top
 is zero) or `select` (patterns that hold a `skiz` and the move it guards).
@@ -22,7 +22,7 @@ import itertools
 import re
 from dataclasses import dataclass
 
-from compiler.optimize.engine import Rule, replacement
+from compiler.blocks.rule_engine import Rule, replacement
 from compiler.optimize.rules import SELECT_RULES, SKIZ_RULES, TASM_RULES, TIR_RULES
 from compiler.tir.ops import OPS, tasm_of
 from compiler.tir.ops import Op as TirOp

@@ -10,7 +10,7 @@ are not reproduced; RC's passes 1, 2, 3, 5, 6 and 8a are rules below.
 
 from __future__ import annotations
 
-from compiler.optimize.engine import Rule
+from compiler.blocks.rule_engine import Rule
 
 # --- TIR (op names of compiler.tir.ops) ----------------------------------------------------
 

@@ -5,7 +5,7 @@ the guard, sink the frame, fetch an operand -- and the rules of compiler.optimiz
 only see fixed patterns, so a run like `dup 0 swap 2 place 7 swap 1` stays where
 `pick 1 place 6 dup 0` does the same.  `shorten(items)` finds every maximal run of moves
 (`Dup`, `Swap`, `Pick`, `Place`, `Pop`, `Push` in TIR) in a straight-line sequence and
-asks the block scheduler (compiler.search.schedule, its complete move set; a run of
+asks the block scheduler (compiler.blocks.schedule, its complete move set; a run of
 moves is a block with nothing to compute) for the cheapest sequence that leaves the same
 stack, within a budget of expanded states.  A run that ends the straight-line sequence
 may leave anything in the slots the stack manager's last annotation calls garbage
@@ -14,7 +14,7 @@ the first annotation's height says how many words the stack holds at least (16 b
 `main`'s), so a replacement may pop as deep as the VM allows there and no deeper.
 
 A replacement is used only if it is strictly cheaper in the static figures one execution
-adds (compiler.search.objective.strictly_cheaper) and the equivalence checker
+adds (compiler.blocks.objective.strictly_cheaper) and the equivalence checker
 (compiler.verify) proves it equal to the run on every stack of at least that many words,
 but for the don't-care slots.  Runs and
 their answers are remembered (the same runs recur across functions).  Deterministic:
@@ -23,11 +23,11 @@ the scheduler breaks ties by insertion order and the budget counts states, never
 
 from __future__ import annotations
 
+from compiler.blocks.dag import DagError, build_dag
+from compiler.blocks.objective import strictly_cheaper
+from compiler.blocks.rule_engine import inherit
+from compiler.blocks.schedule import ScheduleError, cost, search_schedule
 from compiler.lower.blocks import BELOW_MAIN
-from compiler.optimize.engine import inherit
-from compiler.search.dag import DagError, build_dag
-from compiler.search.objective import strictly_cheaper
-from compiler.search.schedule import ScheduleError, cost, search_schedule
 from compiler.tir.ops import OPS
 from compiler.tir.ops import Op as TirOp
 from compiler.verify import Assumptions, check_equivalent

@@ -40,9 +40,9 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from compiler.blocks.objective import static_figures, strictly_cheaper
 from compiler.lower.blocks import Block, Contract
 from compiler.search.cache import FUNNEL_FIELDS, Decision, contract_facts
-from compiler.search.objective import static_figures, strictly_cheaper
 
 FORMAT, VERSION = "tri decisions", 1
 STABILITY = 0.8  # freeze: the share of samples the most frequent choice needs

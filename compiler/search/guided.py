@@ -1,8 +1,8 @@
 """Policy-guided search and greedy decoding: the schedulers of `-O3` (optimizer.md §5).
 
-Input: a `Dag` (compiler.search.dag), a `Policy` (compiler.search.moves), a node budget
+Input: a `Dag` (compiler.blocks.dag), a `Policy` (compiler.search.moves), a node budget
 counted in expanded states and optionally a `bound` (the cost of a schedule already
-known).  Output: a `Result` (compiler.search.schedule): the instructions found (or None),
+known).  Output: a `Result` (compiler.blocks.schedule): the instructions found (or None),
 whether they are proven optimal, the states expanded.
 
 * `guided_schedule(dag, policy, budget, bound, weight)`: best-first search over the
@@ -41,7 +41,7 @@ whether they are proven optimal, the states expanded.
   every goal found becomes the bound, `optimal` only when the frontier ran empty.
 * `decode_greedy(policy, dag, step_limit)`: from the start state, take the best-scored
   legal move (the first of equal scores) after which the plain schedule
-  (compiler.search.schedule.plain_completion) still finishes the block within the
+  (compiler.blocks.schedule.plain_completion) still finishes the block within the
   limit -- `step_limit`, or the plain schedule's own length where that is longer --
   until a goal state.  Every state on the way has a completion that fits, so the
   decoding cannot wander or run out of steps: it always ends in a schedule.  Where no
@@ -56,9 +56,9 @@ from __future__ import annotations
 import heapq
 from functools import partial
 
-from compiler.search.dag import Dag
+from compiler.blocks.dag import Dag
+from compiler.blocks.schedule import SIZES, Problem, Result, plain_completion
 from compiler.search.moves import Move, Policy, State, legal_moves, start
-from compiler.search.schedule import SIZES, Problem, Result, plain_completion
 
 SCALE = 8  # the penalty is added to the instruction count in eighths of an instruction
 RANK_CAP = 8  # a move ranked lower than this costs no more than this

@@ -10,7 +10,7 @@ For each block: the classical lowering with the TASM peephole rules applied and 
 `as_u32` checks merged (compiler.optimize.checks) is the baseline (what `-O1` makes of the
 block); the superoptimizer's proven rules
 (compiler.superopt.database, applied with the hand rules, which go first) rewrite
-it, and the search (compiler.search.windows) looks for a cheaper schedule of the
+it, and the search (compiler.blocks.windows) looks for a cheaper schedule of the
 result; the candidate is checked against the baseline with the block's contract as
 assumptions (don't-care exit slots, u32 entry slots, the entry length:
 `Contract.assumptions()`), and used only if the checker answers `equivalent` and it
@@ -45,20 +45,20 @@ import time
 from dataclasses import dataclass, field
 from functools import cache
 
+from compiler.blocks.dag import DagError, build_dag
+from compiler.blocks.objective import strictly_cheaper
+from compiler.blocks.rule_engine import Item, origin_of, rewrite
+from compiler.blocks.schedule import ScheduleError, complete_schedule, cost
+from compiler.blocks.u32_entries import covered
+from compiler.blocks.windows import windowed_schedule
 from compiler.lower.asm import Instr
 from compiler.lower.blocks import Block
 from compiler.lower.classical import CLASSICAL
-from compiler.optimize.engine import Item, origin_of, rewrite
 from compiler.optimize.passes import optimize_items, rewrite_run
 from compiler.optimize.rules import TASM_RULES
 from compiler.search.budget import scaled, signature
 from compiler.search.cache import FUNNEL_FIELDS, Decision, DecisionCache
-from compiler.search.dag import DagError, build_dag
 from compiler.search.moves import PolicyDeclined
-from compiler.search.objective import strictly_cheaper
-from compiler.search.schedule import ScheduleError, complete_schedule, cost
-from compiler.search.u32_entries import covered
-from compiler.search.windows import windowed_schedule
 from compiler.superopt import database
 from compiler.verify import check_equivalent
 from vm.isa import instruction_set
@@ -108,7 +108,7 @@ class Funnel:
 @cache
 def o2_rules() -> tuple:
     """The hand TASM rules, then the superoptimizer's (compiler.superopt.database) that
-    record no u32-table entry their pattern does not (compiler.search.u32_entries): the
+    record no u32-table entry their pattern does not (compiler.blocks.u32_entries): the
     others, such as `dup 0; pop_count; pop 1 -> push 0; xor`, are cheaper alone but can
     make the u32 table taller, and a block they rewrite would be refused whole."""
     kept = tuple(
@@ -373,10 +373,10 @@ class SearchLowerer:
         A block of at most `whole` instructions is searched whole first, bounded by its
         own cost: a search that runs out of states proves nothing cheaper exists.  A
         longer block, or one whose whole search exceeds its budget, is searched in
-        windows (compiler.search.windows; the last window of a block with don't-care exit
+        windows (compiler.blocks.windows; the last window of a block with don't-care exit
         slots up to `tail` long), and the cheaper of that and the best the whole search
         found before its budget ran out is kept.  Both use the complete move set
-        (`complete_schedule`; compiler.search.schedule.Problem): with fewer moves a block
+        (`complete_schedule`; compiler.blocks.schedule.Problem): with fewer moves a block
         whose don't-care slots need filling could be "proven" optimal while cheaper code
         exists.  Then, with a policy, the model's schedules
         (`guided`).  Expanded states are counted in `funnel` (this lowerer's by

@@ -1,7 +1,7 @@
 """Moves and policies: a block's schedule as a sequence of legal steps, for `-O3`.
 
-Input: a `Dag` (compiler.search.dag).  Output: the machine states of the search
-(compiler.search.schedule) and, per state, its legal `Move`s, each one TASM instruction
+Input: a `Dag` (compiler.blocks.dag).  Output: the machine states of the search
+(compiler.blocks.schedule) and, per state, its legal `Move`s, each one TASM instruction
 with what it does to the state and which DAG node or value it concerns.  Any sequence of
 legal moves is valid TASM for the block's entry stack; one that ends in a goal state is a
 schedule of the block.
@@ -20,8 +20,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
-from compiler.search.dag import Dag
-from compiler.search.schedule import Problem
+from compiler.blocks.dag import Dag
+from compiler.blocks.schedule import Problem
 
 KINDS = ("compute", "push", "dup", "swap", "pick", "place", "pop")
 

@@ -25,7 +25,7 @@ import json
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from compiler.search.dag import Dag
+from compiler.blocks.dag import Dag
 from compiler.search.moves import Move, State
 
 TABLE = Path(__file__).resolve().parent / "frequency_table.json"  # built from the training set

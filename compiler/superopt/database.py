@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
 
-from compiler.optimize.engine import Rule
+from compiler.blocks.rule_engine import Rule
 
 PATH = Path(__file__).with_name("rules.json")
 FORMAT = 1

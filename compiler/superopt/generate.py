@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from compiler.optimize.engine import rewrite
+from compiler.blocks.rule_engine import rewrite
 from compiler.optimize.rules import TASM_RULES
 from compiler.superopt.enumerate import ALPHABET, Fingerprinter, cost, text, u32_uses
 from compiler.verify import check_equivalent, prove_equivalent

@@ -9,8 +9,8 @@ program table and the attestation rows reproduce the measured heights exactly).
 A module (no `main`) has no inputs of its own: each public function runs on the bench
 cases of `tri bench` (`compiler.cost_runs`), and the report is per function.
 
-RC's static estimate (`compiler/check/cost_estimate.py`, docs/backend.md) is shown only with `--estimate`,
-after the exact figures and labelled: it is computed from the source, not the code (a
+RC's static estimate (`compiler/check/cost_estimate.py`, docs/backend.md) is shown only with
+`--estimate`, after the exact figures and labelled: it is computed from the source, not the code (a
 builtin costs its table entry whatever it lowers to, `sponge_absorb_mem` 1 cycle for 7
 instructions; the stack manager's moves, the branch and loop shapes and the peephole are
 not seen; every loop runs to its bound), so it is an estimate of RC's compiler, not of

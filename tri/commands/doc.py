@@ -85,9 +85,9 @@ def command_doc(arguments) -> int:
 
 
 def page_of(path: Path, checked) -> Page:
+    from compiler.check.cost_estimate import function_costs
     from compiler.syntax import ast
     from compiler.syntax.formatter import expression_text, type_text
-    from compiler.check.cost_estimate import function_costs
 
     source = checked.project.entry.source
     comments = dict(source.comments)

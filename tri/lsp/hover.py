@@ -17,9 +17,9 @@ declaration; for a module its name and file.
 from __future__ import annotations
 
 from compiler.check.budget import WINDOW, stack_budget
+from compiler.check.cost_estimate import BUILTIN_COSTS, Cost, function_costs
 from compiler.syntax import ast
 from compiler.syntax.formatter import expression_text, type_text
-from compiler.check.cost_estimate import BUILTIN_COSTS, Cost, function_costs
 from tri.lsp.analysis import Analysis
 from tri.lsp.navigation import Target
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.search.dag import _canonical, _chained, _move, _touched
+from compiler.blocks.dag import _canonical, _chained, _move, _touched
 from vm.field import P
 from vm.isa import BY_NAME, MOVES, Flow
 

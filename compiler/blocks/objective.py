@@ -10,7 +10,7 @@ For code compared piece by piece (a block, a run of moves), `strictly_cheaper` c
 static figures one execution adds: no figure worse, at least one better.  The u32 table
 is not one of them: it counts distinct entries over the whole run, so what a block adds
 to it depends on what the rest of the program records.  A candidate is cheaper only if
-it records no u32-table entry the baseline does not (compiler.search.u32_entries), so a
+it records no u32-table entry the baseline does not (compiler.blocks.u32_entries), so a
 program made of such blocks has no taller u32 table than the baseline's on any input.
 
 With runs, the heights are the runs' own (`vm.tables.heights`): the largest padded
@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from compiler.search.u32_entries import covered
+from compiler.blocks.u32_entries import covered
 from vm.cost import static_cost
 from vm.tables import Heights, attestation_limbs, heights, padded_height, table_heights
 from vm.tasm import Program

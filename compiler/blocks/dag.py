@@ -27,7 +27,7 @@ stack of value ids (optimizer.md §2):
 * `exit`: the exit stack, st0 first, as value ids; `None` where the contract says
   the slot is don't-care.
 
-A `Dag` says what any correct schedule must do; `compiler.search.schedule` finds the
+A `Dag` says what any correct schedule must do; `compiler.blocks.schedule` finds the
 cheapest one, and compiler/verify proves the result equal to the original block.
 """
 

@@ -10,7 +10,7 @@ points of the original schedule: its entry and exit are the original stack layou
 there, so any schedule of each window put end to end is a schedule of the block
 (optimizer.md §4: "blocks above a size limit are split into windows, solved by
 dynamic programming over split points").  Each window is searched alone
-(compiler.search.schedule); where the search gives up, the window keeps its original
+(compiler.blocks.schedule); where the search gives up, the window keeps its original
 instructions.  `best[j] = min over i of best[i] + cost(window i..j)` over every cut
 point then picks the cheapest cover.  Only the last window sees the block's
 don't-care exit slots.
@@ -21,8 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from functools import lru_cache
 
-from compiler.search.dag import DagError, build_dag
-from compiler.search.schedule import ScheduleError, cost, search_schedule
+from compiler.blocks.dag import DagError, build_dag
+from compiler.blocks.schedule import ScheduleError, cost, search_schedule
 
 
 @dataclass(frozen=True)
@@ -44,7 +44,7 @@ def windowed_schedule(
 ) -> Windowed:
     """The cheapest cover of the block by windows of at most `length` instructions, each
     searched with the complete move set unless `complete` is False
-    (compiler.search.schedule.Problem).  `tail` = (length, budget): where the block has
+    (compiler.blocks.schedule.Problem).  `tail` = (length, budget): where the block has
     don't-care exit slots, the last window may be that long, searched with that budget
     (the freedom those slots give is seen only by the window that ends the block)."""
     instructions = list(instructions)

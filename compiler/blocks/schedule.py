@@ -1,4 +1,4 @@
-"""Schedules: instruction sequences that realize a `Dag` (compiler.search.dag).
+"""Schedules: instruction sequences that realize a `Dag` (compiler.blocks.dag).
 
 Input: a `Dag`.  Output: a list of `(mnemonic, argument)` instructions that computes
 every needed node, keeps the chained nodes in order, and leaves exactly the exit
@@ -20,7 +20,7 @@ stack (don't-care slots may hold anything).
   `complete=True` (`complete_schedule`, what `-O2` uses) adds the moves the default set
   leaves out (`Problem`); only then is `optimal` a proof for every schedule.  It also
   keeps the operands of `and` and `xor` in the block's order: the u32 table records
-  them in that order, so the other order is a new entry (compiler.search.u32_entries),
+  them in that order, so the other order is a new entry (compiler.blocks.u32_entries),
   and `optimal` is a proof among the schedules that record only the block's entries.
 """
 
@@ -29,7 +29,7 @@ from __future__ import annotations
 import heapq
 from dataclasses import dataclass
 
-from compiler.search.dag import Dag
+from compiler.blocks.dag import Dag
 from vm.isa import BY_NAME
 
 WINDOW = 15  # the deepest slot dup, swap, pick and place reach
