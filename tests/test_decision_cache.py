@@ -155,7 +155,7 @@ def test_the_code_identity_covers_the_deciding_modules(monkeypatch, tmp_path):
     decision_cache.code_identity.cache_clear()
     try:
         assert decision_cache.code_identity() == original
-        scheduler = copy / "search" / "schedule.py"
+        scheduler = copy / "blocks" / "schedule.py"
         scheduler.write_text(scheduler.read_text(encoding="utf-8") + "\n", encoding="utf-8")
         decision_cache.code_identity.cache_clear()
         assert decision_cache.code_identity() != original

@@ -74,7 +74,7 @@ def cache_directory() -> Path | None:
 
 # the modules whose code decides what a block becomes: a change to any of them may change
 # a decision for the same key, so their text is part of every key
-DECIDING_PACKAGES = ("search", "neural", "verify", "superopt", "lower", "optimize")
+DECIDING_PACKAGES = ("blocks", "search", "neural", "verify", "superopt", "lower", "optimize")
 
 
 @cache
