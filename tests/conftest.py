@@ -1,8 +1,11 @@
 """Test-session setup: the suite never reads or writes the user's caches.
 
 `TRI_CACHE` (the `-O2` decision cache, compiler.search.cache) points at a fresh
-temporary directory per test process (each pytest-xdist worker has its own), removed at
-the end; subprocesses the tests start inherit it.
+temporary directory made by the first process of the session (the only one without
+pytest-xdist, else the controller), shared by its workers and inherited by the
+subprocesses the tests start, and removed by that process at the end.  Sharing it is safe:
+entries are written by rename, and a cached decision is proven again before it is used, so
+a decision one worker searched only saves another the search.
 """
 
 from __future__ import annotations
@@ -11,9 +14,13 @@ import os
 import shutil
 import tempfile
 
-_CACHE = tempfile.mkdtemp(prefix="tri-test-cache-")
-os.environ["TRI_CACHE"] = _CACHE
+_SHARED = "TRI_TEST_SESSION_CACHE"  # set by the process that made the directory
+_OWNER = _SHARED not in os.environ or "PYTEST_XDIST_WORKER" not in os.environ
+if _OWNER:
+    os.environ[_SHARED] = tempfile.mkdtemp(prefix="tri-test-cache-")
+os.environ["TRI_CACHE"] = os.environ[_SHARED]
 
 
 def pytest_unconfigure(config):
-    shutil.rmtree(_CACHE, ignore_errors=True)
+    if _OWNER:
+        shutil.rmtree(os.environ[_SHARED], ignore_errors=True)
