@@ -40,43 +40,118 @@ class LoopInfo:
     held: frozenset = frozenset()  # the values in the entry's slots (tir/aliases.py)
 
 
+class BodyBuilds:
+    """A loop body built several ways from the same start: what the builder looked like
+    before the first build (stack, emitted ops, loop count, notes, spills), so that each
+    build starts from there, and the figures the builds are compared by."""
+
+    def __init__(self, builder, statement, kind: str, pinned: list, end, guard, step: int):
+        self.builder, self.statement, self.kind = builder, statement, kind
+        self.pinned, self.end, self.guard, self.step = pinned, end, guard, step
+        stack = builder.stack
+        self.before, self.start, self.count = stack.snapshot(), len(stack.ops), builder.loop_count
+        self.notes = len(builder.notes)  # a body built again replaces the last build's notes
+        self.spills = stack.spills  # the spills before the body: more means it needed room
+        self.iterations = builder.expected_iterations(statement)
+
+    def body(self, sink: bool = False, order=None) -> list:
+        """Build the body from where the builder is now."""
+        builder = self.builder
+        return builder.loop_body(
+            self.statement, self.kind, self.pinned, self.end, self.guard, self.step,
+            sink=sink, order=order,
+        )  # fmt: skip
+
+    def _reset(self) -> None:
+        builder, stack = self.builder, self.builder.stack
+        stack.restore(self.before)
+        del stack.ops[self.start :]
+        builder.loop_count = self.count
+        del builder.notes[self.notes :]
+
+    def again(self, sink: bool, order=None) -> list:
+        """The body built again from the start."""
+        self._reset()
+        self.builder.stack.spills = self.spills
+        return self.body(sink, order)
+
+    def with_spills(self, spilled: list, sink: bool = False) -> list:
+        """The body built again after spilling `spilled` before the loop (which then counts
+        as the code before the loop)."""
+        self._reset()
+        stack = self.builder.stack
+        stack.spill_many(spilled)
+        self.spills = stack.spills
+        return self.body(sink)
+
+    def spilled(self) -> bool:
+        """Whether the last build spilled (it needed room on the stack)."""
+        return self.builder.stack.spills > self.spills
+
+    def cost(self, body) -> float:
+        """Expected cycles: the code before the loop, then per iteration the body (each
+        branch arm half the time) and the test (compiler.lower.control)."""
+        builder, end = self.builder, self.end if self.kind == "up" else None
+        loop = Loop(
+            "cost", tuple(body), self.kind, end, builder.loop_depth, builder.loop_advanced,
+            self.step,
+        )  # fmt: skip
+        before = builder.stack.ops[self.start :]
+        return expected_cycles([loop]) * self.iterations + expected_cycles(before)
+
+    def size(self, body) -> int:
+        """Instructions: the body's times the expected iterations, and the code before."""
+        before = self.builder.stack.ops[self.start :]
+        return lowered_size(body) * self.iterations + lowered_size(before)
+
+
 class LoopBuilder:
     def for_(self, statement: ast.For) -> None:
-        stack = self.stack
         variable = self.analysis.loop_variables[statement]
         used = variable is not None and any(b is variable for b in self.analysis.reads.values())
         start_constant = self.constant(statement.start)
         end_constant = self.constant(statement.end)
-        bound = statement.bound
         if start_constant is not None and end_constant is not None:
-            count = max(0, end_constant - start_constant)
-            if bound is not None and count > bound:
-                self.fail()
-            elif count and used and (plan := self.pointer_plan(statement)):
-                self.pointer_loop(statement, plan, start_constant, None, end_constant)
-            elif count and used:
-                frame = [stack.push_constant(start_constant)]
-                self.loop(statement, "up", frame, variable, end_constant, guard=None)
-            elif count:
-                frame = [stack.push_constant(count)]
-                self.loop(statement, "down", frame, variable, None, guard=None)
+            self.constant_range(statement, variable, used, start_constant, end_constant)
             return
         start = None if start_constant is not None else self.expr(statement.start)
         end = None if end_constant is not None else self.expr(statement.end)
         if start_constant == 0:
-            # max(0, END - 0) = END
-            if bound is not None:
-                self.check_bound(end, bound)
-            if used and (plan := self.pointer_plan(statement)):
-                self.pointer_loop(statement, plan, 0, end, None)
-            elif used:
-                v = stack.push_constant(0)
-                guard = self.copy(end)
-                self.loop(statement, "up", [end, v], variable, None, guard=guard)
-            else:
-                guard = self.copy(end)
-                self.loop(statement, "down", [end], variable, None, guard=guard)
+            self.range_from_zero(statement, variable, used, end)
             return
+        self.general_range(statement, variable, used, start, start_constant, end, end_constant)
+
+    def constant_range(self, statement: ast.For, variable, used: bool, start: int, end: int):
+        """`for` over START..END, both constants: the count is known."""
+        count = max(0, end - start)
+        if statement.bound is not None and count > statement.bound:
+            self.fail()
+        elif count and used and (plan := self.pointer_plan(statement)):
+            self.pointer_loop(statement, plan, start, None, end)
+        elif count and used:
+            frame = [self.stack.push_constant(start)]
+            self.loop(statement, "up", frame, variable, end, guard=None)
+        elif count:
+            frame = [self.stack.push_constant(count)]
+            self.loop(statement, "down", frame, variable, None, guard=None)
+
+    def range_from_zero(self, statement: ast.For, variable, used: bool, end) -> None:
+        """`for` over 0..END: max(0, END - 0) = END is the count."""
+        if statement.bound is not None:
+            self.check_bound(end, statement.bound)
+        if used and (plan := self.pointer_plan(statement)):
+            self.pointer_loop(statement, plan, 0, end, None)
+        elif used:
+            v = self.stack.push_constant(0)
+            guard = self.copy(end)
+            self.loop(statement, "up", [end, v], variable, None, guard=guard)
+        else:
+            guard = self.copy(end)
+            self.loop(statement, "down", [end], variable, None, guard=guard)
+
+    def general_range(self, statement, variable, used, start, start_constant, end, end_constant):
+        """`for` over START..END with a count computed at run time (`trip_count`)."""
+        bound = statement.bound
         end_first = bound is not None and end is not None and start_constant is not None
         end_first = end_first and start_constant + bound < 2**32 - 1
         if end_first:
@@ -97,16 +172,28 @@ class LoopBuilder:
         # up: frame [END v] (or [v] for a constant END), v starting at START
         frame = []
         if end is not None:
-            frame.append(stack.read(end, 0, 1, move=True))
+            frame.append(self.stack.read(end, 0, 1, move=True))
         if start is not None:
-            frame.append(stack.read(start, 0, 1, move=True))
+            frame.append(self.stack.read(start, 0, 1, move=True))
         else:
-            frame.append(stack.push_constant(start_constant))
+            frame.append(self.stack.push_constant(start_constant))
         self.loop(statement, "up", frame, variable, end_constant, guard=count)
 
     def loop(self, statement, kind, frame, variable, end, guard) -> None:
-        stack = self.stack
         step, self.loop_step = self.loop_step, 1  # a pointer loop's (compiler/tir/pointer_loops.py)
+        pinned = self.pin_frame(statement, kind, frame, variable, guard)
+        builds = BodyBuilds(self, statement, kind, pinned, end, guard, step)
+        innermost = not has_loop(statement.body)
+        up = kind == "up" and not self.measuring
+        body = self.first_body(builds, up, innermost)
+        if builds.spilled() and not self.measuring:
+            body = self.body_with_room(builds, body, up, innermost)
+        self.emit_loop(statement, kind, body, pinned, end, guard, step)
+
+    def pin_frame(self, statement, kind, frame, variable, guard) -> list:
+        """The frame's words as the loop's pinned values (the top one the variable's when
+        counting up), with the guard (the count, which `skiz` takes) picked to the top."""
+        stack = self.stack
         pinned = []
         for index, temp in enumerate(frame):
             value = Value("loop" if index == len(frame) - 1 else "end", 1, "pinned")
@@ -117,85 +204,64 @@ class LoopBuilder:
         if variable is not None and kind == "up":
             self.values[variable] = pinned[-1]
         self.loop_frames[statement] = pinned
-        before, start, count = stack.snapshot(), len(stack.ops), self.loop_count
-        notes = len(self.notes)  # a body built again replaces the notes of the last build
-        spills = stack.spills
+        return pinned
 
-        def build(sink: bool, order=None) -> list:
-            stack.restore(before)
-            del stack.ops[start:]
-            stack.spills = spills
-            self.loop_count = count
-            del self.notes[notes:]
-            return self.loop_body(statement, kind, pinned, end, guard, step, sink=sink, order=order)
-
-        def cost(body) -> float:
-            """Expected cycles: the code before the loop, then per iteration the body
-            (each branch arm half the time) and the test (compiler.lower.control)."""
-            end_ = end if kind == "up" else None
-            loop = Loop("cost", tuple(body), kind, end_, self.loop_depth, self.loop_advanced, step)
-            return expected_cycles([loop]) * iterations + expected_cycles(stack.ops[start:])
-
-        iterations = self.expected_iterations(statement)
+    def first_body(self, builds: BodyBuilds, up: bool, innermost: bool) -> list:
+        """The body with the frame sunk or not, and for an innermost loop the cheapest
+        layout (`cheapest_layout`)."""
+        stack = self.stack
         # a frame under five words on a stack this deep always crowded the body into spills;
         # one word less deep but for the guard (`skiz` takes it before the body), a loop
         # innermost and nested in another is built both ways and the cheaper kept
         # (`cheapest_layout`; at a function's top level the words moved over the frame
         # changed the spills of the code after the loop, which that choice does not see)
-        up = kind == "up" and not self.measuring
         crowded = len(stack.slots) >= CROWDED
-        innermost = not has_loop(statement.body)
-        but_guard = len(stack.slots) - (guard is not None) < CROWDED
+        but_guard = len(stack.slots) - (builds.guard is not None) < CROWDED
         contested = up and crowded and but_guard and innermost and bool(self.loops)
-        sink = up and (not crowded or contested)
-        body = self.loop_body(statement, kind, pinned, end, guard, step, sink=sink)
+        body = builds.body(sink=up and (not crowded or contested))
         sink = bool(self.loop_depth)
-        if stack.spills > spills and sink:
-            body, sink = build(sink=False), False  # the frame under five words crowds the body
-        if stack.spills == spills and not self.measuring and innermost:
+        if builds.spilled() and sink:
+            body, sink = builds.again(sink=False), False  # the frame under five words crowds
+        if not builds.spilled() and not self.measuring and innermost:
+            before = builds.before
             code = (repr(before.slots), repr(sorted(map(repr, before.in_ram))), repr(body))
-            key = (statement, kind, sink, *code, repr(stack.ops[start:]))
-            body = self.cheapest_layout(kind, body, build, cost, spills, sink, key, contested)
-        if stack.spills > spills and not self.measuring:
-            # the body needs room: spill, once before the loop, some of what it does not
-            # use (least recently used first), then what it only reads (widest first);
-            # keep the cheapest: code before the loop + body size x expected iterations
-            unused, read_only = self.unused_in(statement.body, pinned)
-            unused.sort(key=lambda v: v.last_access)
-            candidates = unused + read_only
-            best = (lowered_size(body) * iterations + lowered_size(stack.ops[start:]), 0)
+            key = (builds.statement, builds.kind, sink, *code, repr(stack.ops[builds.start :]))
+            body = self.cheapest_layout(
+                builds.kind, body, builds.again, builds.cost, builds.spills, sink, key, contested
+            )
+        return body
 
-            def spilled(spill: int, sink: bool = False) -> list:
-                """The body built again after spilling the first `spill` candidates."""
-                nonlocal spills
-                stack.restore(before)
-                del stack.ops[start:]
-                self.loop_count = count
-                del self.notes[notes:]
-                stack.spill_many(candidates[:spill])
-                spills = stack.spills
-                return self.loop_body(statement, kind, pinned, end, guard, step, sink=sink)
+    def body_with_room(self, builds: BodyBuilds, body: list, up: bool, innermost: bool) -> list:
+        """The body needs room: spill, once before the loop, some of what it does not use
+        (least recently used first), then what it only reads (widest first); keep the
+        cheapest: code before the loop + body size x expected iterations."""
+        unused, read_only = self.unused_in(builds.statement.body, builds.pinned)
+        unused.sort(key=lambda v: v.last_access)
+        candidates = unused + read_only
+        best = (builds.size(body), 0)
+        tried = 0
+        while tried < len(candidates):
+            tried = min(len(candidates), max(1, 2 * tried))
+            body = builds.with_spills(candidates[:tried])
+            if (size := builds.size(body)) < best[0]:
+                best = (size, tried)
+            if not builds.spilled() and tried >= len(unused):
+                break
+        if best[1] != tried:  # else the last build is the cheapest: keep it
+            body = builds.with_spills(candidates[: best[1]])
+        if up and innermost:
+            # with room made, the frame under five words may pay for itself after all,
+            # by the expected cycles (which count any spill it adds to the body); where
+            # it does not go under (depth 0) that build is the plain one
+            plain = builds.cost(body)
+            body = builds.with_spills(candidates[: best[1]], sink=True)
+            if self.loop_depth and builds.cost(body) >= plain:
+                body = builds.with_spills(candidates[: best[1]])
+        return body
 
-            tried = 0
-            while tried < len(candidates):
-                tried = min(len(candidates), max(1, 2 * tried))
-                body = spilled(tried)
-                size = lowered_size(body) * iterations + lowered_size(stack.ops[start:])
-                if size < best[0]:
-                    best = (size, tried)
-                if stack.spills == spills and tried >= len(unused):
-                    break
-
-            if best[1] != tried:  # else the last build is the cheapest: keep it
-                body = spilled(best[1])
-            if up and innermost:
-                # with room made, the frame under five words may pay for itself after all,
-                # by the expected cycles (which count any spill it adds to the body); where
-                # it does not go under (depth 0) that build is the plain one
-                plain = cost(body)
-                body = spilled(best[1], sink=True)
-                if self.loop_depth and cost(body) >= plain:
-                    body = spilled(best[1])
+    def emit_loop(self, statement, kind, body, pinned, end, guard, step) -> None:
+        """The loop (under an `IfOnly` on the guard when there is one), then the frame gone."""
+        stack = self.stack
         self.loop_count += 1
         label = f"{self.label}__loop__{self.loop_count}"
         end_ = end if kind == "up" else None

@@ -51,28 +51,7 @@ class PointerLoopBuilder:
         live_after = self.analysis.live_after[statement]
         first = plan.bases[0]
         step = first[0]  # +1 for base + i, -1 for field.sub(base, i), c for base + i * c
-        differences, carried = {}, {}
-        for key in plan.bases[1:]:
-            if plan.carried(key):
-                self.base(plan, key, live_after)
-                if start and strided(key):
-                    self.stride(plan, key)
-                    self.stack.push_constant(start)
-                    self.apply(Op("Mul"), 2, 1)
-                    self.apply(Op("Add"), 2, 1)
-                elif start:
-                    self.apply(Op("AddI", key[0] * start % P), 1, 1)
-                pointer = Value("pointer", 1, "var")
-                stack.rename(stack.adopt(1), pointer)
-                carried[key] = pointer
-                continue
-            self.base(plan, first, None)
-            stack.emit(Op("Push", P - 1))
-            stack.emit(Op("Mul"))
-            self.base(plan, key, live_after)
-            difference = Value("pointer difference", 1, "var")
-            stack.rename(self.apply(Op("Add"), 2, 1), difference)
-            differences[key] = difference
+        differences, carried = self.other_bases(plan, start, live_after)
         self.base(plan, first, None)
         if end is not None:
             self.copy(end)
@@ -110,6 +89,36 @@ class PointerLoopBuilder:
         for value in [*differences.values(), *carried.values()]:
             stack.kill(value)
         stack.pop_garbage()
+
+    def other_bases(self, plan, start: int, live_after) -> tuple[dict, dict]:
+        """The bases but the first, each as a pointer carried through the loop (advanced
+        with the first) or as its difference from the first base: (differences, carried),
+        each by base."""
+        stack = self.stack
+        first = plan.bases[0]
+        differences, carried = {}, {}
+        for key in plan.bases[1:]:
+            if plan.carried(key):
+                self.base(plan, key, live_after)
+                if start and strided(key):
+                    self.stride(plan, key)
+                    self.stack.push_constant(start)
+                    self.apply(Op("Mul"), 2, 1)
+                    self.apply(Op("Add"), 2, 1)
+                elif start:
+                    self.apply(Op("AddI", key[0] * start % P), 1, 1)
+                pointer = Value("pointer", 1, "var")
+                stack.rename(stack.adopt(1), pointer)
+                carried[key] = pointer
+                continue
+            self.base(plan, first, None)
+            stack.emit(Op("Push", P - 1))
+            stack.emit(Op("Mul"))
+            self.base(plan, key, live_after)
+            difference = Value("pointer difference", 1, "var")
+            stack.rename(self.apply(Op("Add"), 2, 1), difference)
+            differences[key] = difference
+        return differences, carried
 
     def base(self, plan, key, live_after) -> Value:
         """A base of `plan` on top: its value moved when `live_after` (not None) shows
