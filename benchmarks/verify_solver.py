@@ -5,7 +5,7 @@ at the roots of a polynomial guard).  Output (stdout, markdown): per pair and di
 the verdict without the solver (it should be `unknown`), with it, its method, and the
 seconds the solver took (wall clock, this machine: cvc5's finite-field solvers are
 bounded by time, compiler.verify.solver).  The suite runs all but the slowest two
-(tests/test_verify_solver.py); this runs every one.
+(tests/verify/test_verify_solver.py); this runs every one.
 
     python benchmarks/verify_solver.py
 """

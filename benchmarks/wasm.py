@@ -1,7 +1,7 @@
 """The WebAssembly target (vm.wasm): the whole differential, and its speed against the
 interpreter and the JIT.
 
-1. **Differential** (what tests/test_wasm.py checks on a part, for CI's time): every corpus
+1. **Differential** (what tests/vm/test_wasm.py checks on a part, for CI's time): every corpus
    program with run cases at every level (`-O2` and `-O3` as `tri build` builds them, the
    decision cache as the environment says), and `--generated N` random source programs
    (tests/source_generator.py) at `-O1`, each case run by the interpreter and by WebAssembly

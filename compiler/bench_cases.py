@@ -1,6 +1,6 @@
 """Argument tuples for library functions: (module, function, parameters) -> [Case].
 
-Used by `tests/test_baselines.py` (edge values plus random draws, checked against the
+Used by `tests/whole/test_baselines.py` (edge values plus random draws, checked against the
 reference evaluator) and by `compiler.bench` (the same fixed-seed draws for the compiled
 and the hand code).  A `Case` holds one word tuple per parameter in stack layout, the
 secret input and secret digests the function may consume, and the initial RAM.

@@ -5,7 +5,7 @@ tests/adversarial_pairs.py with corners for the ground truth
 (tests/adversarial_truth.py).  Random entry states never reach a root of
 x^3 = 8 or x^2 = -1, the corners' steering solves only linear equations, and
 Schwartz-Zippel does not apply to a guard: without the solver every pair here is
-`unknown` (tests/test_verify_solver.py checks that, and that the solver decides
+`unknown` (tests/verify/test_verify_solver.py checks that, and that the solver decides
 them: the different ones with a counterexample the interpreter replays).
 
 The roots used: x^3 = 8 at 2, 2^33 - 2 and p - 2^33 (2 times the cube roots of

@@ -1,4 +1,4 @@
-"""The equivalent pairs of tests/test_verify_adversarial.py, as data.
+"""The equivalent pairs of tests/verify/test_verify_adversarial.py, as data.
 
 Input: nothing.  Output: `EQUIVALENT`, a list of `Pair`s (tests/adversarial_pairs.py):
 rewrites an optimizer may make -- identities in context, legal reorderings of

@@ -1,4 +1,4 @@
-"""The pairs of tests/test_verify_adversarial.py that differ, as data, and the `Pair` record.
+"""The pairs of tests/verify/test_verify_adversarial.py that differ, as data, and the `Pair` record.
 
 Input: nothing.  Output: `Pair` (two TASM blocks, the entry facts they may assume
 (compiler.verify.assumptions), the corners (tests/adversarial_truth.py) where

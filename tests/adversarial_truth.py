@@ -1,4 +1,4 @@
-"""Ground truth for tests/test_verify_adversarial.py, independent of compiler/verify.
+"""Ground truth for tests/verify/test_verify_adversarial.py, independent of compiler/verify.
 
 Input: two blocks (`vm.tasm.Program`s), the entry facts a pair may assume
 (`compiler.verify.assumptions.Assumptions`: only its three fields are read) and

@@ -1,4 +1,4 @@
-"""Build many programs and print one digest per build, for tests/test_determinism.py.
+"""Build many programs and print one digest per build, for tests/whole/test_determinism.py.
 
     python tests/build_digests.py                 every stdlib module and corpus program
                                                   (the golden set) at every level
@@ -21,6 +21,7 @@ import sys
 import tempfile
 from pathlib import Path
 
+from folders import on_path
 from golden_tasm import build, sources
 
 from compiler.levels import LEVELS
@@ -56,6 +57,7 @@ def wide_program(seed: int) -> str:
 
 
 def generated(count: int) -> dict[str, str]:
+    on_path()
     from test_backend_fuzz import program_text
     from test_backend_spills import PROGRAMS
 

@@ -6,6 +6,11 @@ pytest-xdist, else the controller), shared by its workers and inherited by the
 subprocesses the tests start, and removed by that process at the end.  Sharing it is safe:
 entries are written by rename, and a cached decision is proven again before it is used, so
 a decision one worker searched only saves another the search.
+
+The tests are grouped in folders by the package they test (vm/, front_end/, back_end/,
+optimizer/, verify/, cli/, whole/); the helpers they share sit here, and every folder is on
+`sys.path` (`folders.py`), so a test imports a helper or another folder's test module by
+its name alone, whichever file pytest collects first.
 """
 
 from __future__ import annotations
@@ -13,6 +18,10 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
+
+from folders import on_path
+
+on_path()
 
 _SHARED = "TRI_TEST_SESSION_CACHE"  # set by the process that made the directory
 _OWNER = _SHARED not in os.environ or "PYTEST_XDIST_WORKER" not in os.environ

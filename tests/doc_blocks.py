@@ -1,7 +1,7 @@
 """The fenced blocks of a document, for the tests that run what docs/ shows.
 
 `fenced(text, language)` -> the text of every ```language block, in order
-(tests/test_guide.py: the guide's ```trident programs; tests/test_optimizer_experiments.py:
+(tests/front_end/test_guide.py: the guide's ```trident programs; tests/optimizer/test_optimizer_experiments.py:
 the experiments page's programs and ```console sessions).  `session(text)` splits a
 ```console block into (command, the output lines shown after it) pairs: a command is a
 line starting with `$ `.

@@ -8,7 +8,7 @@ compiled inside the programs that use them; `programs/NAME.tasm`).  The text is 
 the function `tri build` itself uses (`tri.commands.build.build_output`, from arguments
 parsed by the real command line), so the files are exactly the command's output.
 
-tests/test_golden.py compares them byte for byte.  When a change to the compiler changes
+tests/whole/test_golden.py compares them byte for byte.  When a change to the compiler changes
 its output on purpose, regenerate them all, review the diff and commit it:
 
     python tests/golden_tasm.py --update

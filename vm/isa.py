@@ -8,7 +8,7 @@ and secret words it reads or writes; whether it touches the sponge; its
 control-flow class; every error kind it can raise; and the little a rewrite needs to
 know of what it computes (a stack move, commutative, a 0-or-1 result).  The assembler,
 interpreter, table counter, cost model, JIT, TIR table, lowering, peephole and
-symbolic executor read these rows.  `tests/test_isa_facts.py` checks every row
+symbolic executor read these rows.  `tests/vm/test_isa_facts.py` checks every row
 against what the handlers do, and the copies a few modules keep (the
 verifier's constants and error kinds, the JIT's error codes) against the rows.
 

@@ -1,5 +1,5 @@
 """The blocks core: what every optimizer of a straight-line TASM block builds on, and that
-depends on none of them (tests/test_import_graph.py).
+depends on none of them (tests/whole/test_import_graph.py).
 
 Modules: `dag` (a block -> its `Dag`: the values it computes, the order of its effects,
 the exit layout it must leave), `schedule` (best-first search for the cheapest instruction

@@ -5,7 +5,7 @@
 model's operations on them (dot product, matrix-vector product, layer
 normalization, the clamped polynomial GeLU, masked attention, argmax).  The
 four agree bit for bit with each other and with the language's `std.nn.fixed`
-and `std.nn.tensor` (tests/test_fixed.py, tests/test_nn_tensor.py).
+and `std.nn.tensor` (tests/optimizer/test_fixed.py, tests/optimizer/test_nn_tensor.py).
 
 `poseidon2` (with `poseidon2_numpy`, its numpy lanes) is the standard width-8
 Poseidon2 over Goldilocks and a sponge on it; `weights` reads and writes the model's
@@ -16,5 +16,5 @@ The model (docs/neural.md): `encoding` turns a block's DAG into tokens and an
 attention mask; `model` is the encoder and the pointer-head decoder, written once
 over the arithmetics of `backends` (fixed point in numpy on signed values,
 `signed_numpy`; the pure-Python reference; a float64 twin), with `NeuralPolicy`
-(tests/test_neural_encoding.py, tests/test_neural_model.py).
+(tests/optimizer/test_neural_encoding.py, tests/optimizer/test_neural_model.py).
 """

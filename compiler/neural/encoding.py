@@ -34,7 +34,7 @@ per token:
 * **mask**: token i attends to token j iff j is an operand or a user of i, their live
   ranges overlap (closed intervals), or i = j.  All entry slots are live at time 0, so
   they see each other.  The mask is per attention layer: through two layers a token
-  hears from the tokens two steps away (tests/test_neural_encoding.py shows both).
+  hears from the tokens two steps away (tests/optimizer/test_neural_encoding.py shows both).
 
 `value_token` maps each value id to the token that makes it (the search's moves speak of
 values; the model's pointer head looks their tokens up).

@@ -24,7 +24,7 @@ The constants below (`EXTERNAL_CONSTANTS`, `INTERNAL_CONSTANTS`, `INTERNAL_DIAGO
 the diagonal minus one, "MAT_DIAG8_M_1") are facts carried over as data from that
 file's current version (the same numbers Plonky3 keeps as
 `HL_GOLDILOCKS_8_EXTERNAL_ROUND_CONSTANTS`, `HL_GOLDILOCKS_8_INTERNAL_ROUND_CONSTANTS`,
-`MATRIX_DIAG_8_GOLDILOCKS_U64` to test against it).  tests/test_poseidon2.py checks
+`MATRIX_DIAG_8_GOLDILOCKS_U64` to test against it).  tests/optimizer/test_poseidon2.py checks
 the permutation against the published test vectors.
 
 **The sponge** (`hash_elements`): rate 4, capacity 4 -- a 4-element (256-bit) digest

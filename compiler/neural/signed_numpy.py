@@ -8,7 +8,7 @@ namesake in compiler.neural.tensor (whose docstring defines them) -- without the
 conversion to and from field elements around every operation (compiler.neural.
 tensor_numpy is these functions with field elements in and out).  Bounds are still
 checked: every exact product (`fixed_numpy.check_products`) and every total
-(`ACCUMULATOR_LIMIT`) before it is rounded.  tests/test_neural_model.py holds these,
+(`ACCUMULATOR_LIMIT`) before it is rounded.  tests/optimizer/test_neural_model.py holds these,
 and the model built on them, to the pure-Python reference bit for bit.
 """
 

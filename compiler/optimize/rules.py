@@ -3,7 +3,7 @@
 Only sound rules are here: each one leaves the same stack, output, RAM and
 failure behaviour (both fail or neither) for every entry state, and each is
 proven so by the equivalence checker for every argument
-(compiler/optimize/proofs.py, tests/test_backend_peephole.py).  RC's `eliminate_dead_spills` and the
+(compiler/optimize/proofs.py, tests/back_end/test_backend_peephole.py).  RC's `eliminate_dead_spills` and the
 (b)/(c) forms of `collapse_epilogue_cleanup` are not sound (docs/backend.md, Peephole) and
 are not reproduced; RC's passes 1, 2, 3, 5, 6 and 8a are rules below.
 """

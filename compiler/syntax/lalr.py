@@ -18,7 +18,7 @@ parse itself.  `FastParser` runs the same automaton in one loop:
 
 It does not report errors.  On input it cannot accept it returns `REJECTED`,
 and the caller parses again with lark, which raises the precise
-`UnexpectedInput` that diagnostics are made from.  tests/test_parser_driver.py
+`UnexpectedInput` that diagnostics are made from.  tests/front_end/test_parser_driver.py
 holds the two to the same answers.
 """
 

@@ -11,7 +11,7 @@ Input: a `TermTable` (compiler.verify.terms) and atoms named by kind.  Output:
   `apply`;
 * `evaluate(table, polys, entry)`: the concrete value of each polynomial for one
   concrete entry state (the instructions' semantics, mirrored from vm.handlers
-  and checked against the interpreter by tests/test_verify_symbolic.py);
+  and checked against the interpreter by tests/verify/test_verify_symbolic.py);
 * `evaluate_with(table, polys, atom_value)`: the values of `polys` given a value
   for each atom (compiler.verify.random_points evaluates at random points).
 

@@ -11,7 +11,7 @@ fails keeps its first error kind and its later values are ignored.  Tip5, the
 X-field inverse and the Merkle steps loop over lanes.  This is the concrete
 layer's fast screen and the mutation test's 10,000-input check; a difference it
 finds is re-run on the interpreter before anyone sees it, and
-tests/test_verify_vectorized.py checks it lane by lane against the interpreter.
+tests/verify/test_verify_vectorized.py checks it lane by lane against the interpreter.
 """
 
 from __future__ import annotations

@@ -121,7 +121,7 @@ def interpreter_message(machine: Machine, ip: int, kind: str) -> str:
     module stopped in, which is the state before the failing instruction (as the JIT's
     failures are explained), except after a `skiz` with nothing to skip, which has popped
     its condition, a 0, as the interpreter's does.  Where the handler does not fail the
-    same way (which tests/test_wasm.py would show), the kind's name stands for the message."""
+    same way (which tests/vm/test_wasm.py would show), the kind's name stands for the message."""
     program = machine.program
     index = program.op_index.get(ip)
     skipping = kind == Failure.INSTRUCTION_POINTER_OVERFLOW and index is not None
