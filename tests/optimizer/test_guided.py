@@ -240,6 +240,8 @@ def test_guided_search_is_deterministic():
 SCRIPT = """
 import json, sys
 sys.path.insert(0, "tests")
+from folders import on_path
+on_path()
 from test_guided import _runs
 from compiler.search.moves import legal_moves, start
 from compiler.blocks.schedule import Problem
