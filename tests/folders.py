@@ -8,10 +8,11 @@ import sys
 from pathlib import Path
 
 TESTS = Path(__file__).resolve().parent
-FOLDERS = ("vm", "front_end", "back_end", "optimizer", "verify", "cli", "whole")
 
 
 def on_path() -> None:
-    for folder in (TESTS, *(TESTS / name for name in FOLDERS)):
+    """Put tests/ and every folder of it that holds test files on `sys.path`."""
+    folders = sorted({path.parent for path in TESTS.glob("*/test_*.py")})
+    for folder in (TESTS, *folders):
         if str(folder) not in sys.path:
             sys.path.append(str(folder))
